@@ -1,0 +1,9 @@
+"""fairdie: a cycle-accurate AVR emulation test harness.
+
+Layers, bottom up: :mod:`fairdie.sim` (simavr through our cffi shim),
+:mod:`fairdie.toolchain` (avr-gcc), :mod:`fairdie.board` (wiring and LEDs),
+:mod:`fairdie.die` (the fair die device), :mod:`fairdie.noise` (ADC stimulus),
+and the front ends :mod:`fairdie.plugin` (pytest) and :mod:`fairdie.cli`.
+"""
+
+__version__ = "0.1.0"

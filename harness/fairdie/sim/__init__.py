@@ -1,0 +1,41 @@
+"""fairdie.sim: a simulated AVR chip, driven from Python, run in C.
+
+The public names are re-exported from private modules. Importing this package
+does not load the compiled simavr binding until :class:`Chip` is first used,
+so pure-Python parts (firmware parsing, value types) work without it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fairdie.sim._firmware import Firmware, Symbol, load_firmware, mcu_matches
+from fairdie.sim._types import EepromWrite, Level, PortChange, StopReason, parse_pin
+
+if TYPE_CHECKING:
+    from fairdie.sim._chip import AdcSource, Chip, SignalChange
+
+__all__ = [
+    "AdcSource",
+    "Chip",
+    "EepromWrite",
+    "Firmware",
+    "Level",
+    "PortChange",
+    "SignalChange",
+    "StopReason",
+    "Symbol",
+    "load_firmware",
+    "mcu_matches",
+    "parse_pin",
+]
+
+_COMPILED = {"AdcSource", "Chip", "SignalChange"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _COMPILED:
+        from fairdie.sim import _chip
+
+        return getattr(_chip, name)
+    raise AttributeError(f"module 'fairdie.sim' has no attribute {name!r}")

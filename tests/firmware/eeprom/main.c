@@ -1,0 +1,42 @@
+/*
+ * eeprom: three EEPROM operations, one per programming mode, each followed
+ * by a toggle of PB0 once EEPE has cleared:
+ *   address 0: erase and write 0x5A   (EEPM = 00, 3.4 ms)
+ *   address 1: erase only             (EEPM = 01, 1.8 ms -> 0xFF)
+ *   address 2: write only, data 0x0F  (EEPM = 10, 1.8 ms -> old & 0x0F)
+ * then it reads address 0 back into `readback` and halts (cli; sleep).
+ * ATtiny13A, any clock.
+ */
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/sleep.h>
+#include <stdint.h>
+
+volatile uint8_t readback;
+
+static void program(uint8_t mode, uint8_t address, uint8_t data) {
+    while (EECR & (1 << EEPE))
+        ;
+    EECR = mode;
+    EEARL = address;
+    EEDR = data;
+    EECR |= 1 << EEMPE;
+    EECR |= 1 << EEPE;
+    while (EECR & (1 << EEPE))
+        ;
+    PINB = 1 << PB0;
+}
+
+int main(void) {
+    DDRB = 1 << PB0;
+    program(0, 0, 0x5A);
+    program(1 << EEPM0, 1, 0x00);
+    program(1 << EEPM1, 2, 0x0F);
+    EEARL = 0;
+    EECR |= 1 << EERE;
+    readback = EEDR;
+    cli();
+    sleep_mode();
+    for (;;)
+        ;
+}
