@@ -112,7 +112,12 @@ class Chip:
         self.simavr_fixes = frozenset(fixes)
         mask = sum(SIMAVR_FIXES[f] for f in fixes)
         self._handle = ffi.new_handle(self)
-        raw = lib.fd_new(self.mcu.encode(), self.frequency, self.vcc_mv, self._handle, mask)
+        raw = ffi.NULL
+        # simavr names the "A" parts' cores without the A (attiny84a -> attiny84)
+        for core in dict.fromkeys([self.mcu.removesuffix("a"), self.mcu]):
+            raw = lib.fd_new(core.encode(), self.frequency, self.vcc_mv, self._handle, mask)
+            if raw != ffi.NULL:
+                break
         if raw == ffi.NULL:
             raise FirmwareError(f"simavr has no model of the MCU {self.mcu!r}")
         self._c = ffi.gc(raw, lib.fd_free)

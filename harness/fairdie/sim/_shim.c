@@ -27,6 +27,7 @@ int fd_py_adc(void *handle, int channel);
 #define FD_MAX_PORTS 12
 #define FD_TRACE_CAP (1u << 16)
 #define FD_TRACE_MARGIN 64u
+#define FD_STOP_SLEPT (1u << 16) /* internal: the core fell asleep */
 #define FD_ADC_CHANNELS 16 /* ADC_IRQ_ADC0..ADC15 */
 
 enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON };
@@ -54,6 +55,8 @@ struct fd_chip {
     uint32_t fixes;
     uint32_t sram_start;
     uint64_t sleep_steps;
+    int asleep;            /* between a logged sleep start and its wake */
+    uint64_t quiet_cycles; /* while fd_run watches for quiet sleep */
 
     fd_port port[FD_MAX_PORTS];
     int nports;
@@ -92,6 +95,21 @@ static void fd_log(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d
     e->c = d;
 }
 
+/* Two timers that do nothing but end a sleep fast-forward on time. */
+static avr_cycle_count_t fd_deadline_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
+    (void)avr;
+    (void)when;
+    (void)param;
+    return 0;
+}
+
+static avr_cycle_count_t fd_quiet_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
+    (void)avr;
+    (void)when;
+    (void)param;
+    return 0;
+}
+
 /* ---- ports ------------------------------------------------------------- */
 
 /* The level a pin shows the world changes when DDR or PORT changes (an input
@@ -107,6 +125,8 @@ static void fd_port_seen(fd_chip *c, int i) {
     p->ddr = ddr;
     p->out = out;
     c->last_pin_change = avr->cycle;
+    if (c->quiet_cycles) /* a sleep fast-forward must not jump past the quiet time */
+        avr_cycle_timer_register(avr, c->quiet_cycles, fd_quiet_timer, c);
     if (changed & c->pin_watch[(p->name - 'A') % FD_MAX_PORTS])
         c->stop |= FD_STOP_PIN;
     fd_log(c, FD_EV_PORT, (uint32_t)p->name, ddr, out);
@@ -285,16 +305,19 @@ static void fd_after_reset(avr_io_t *io) {
         fd_port_seen(c, i);
 }
 
+/* Replaces simavr's sleep, which sleeps the host for the simulated time.
+ * simavr calls it from inside the SLEEP instruction's run step, just before
+ * it fast-forwards the cycle count to the next timer: the right moment to
+ * stamp the start of a sleep. */
 static void fd_sleep_noop(avr_t *avr, avr_cycle_count_t how_long) {
-    (void)avr;
+    fd_chip *c = avr->custom.data;
     (void)how_long;
-}
-
-static avr_cycle_count_t fd_wake_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
-    (void)avr;
-    (void)when;
-    (void)param;
-    return 0;
+    c->sleep_steps++;
+    if (!c->asleep) {
+        c->asleep = 1;
+        fd_log(c, FD_EV_SLEEP, 1, 0, 0);
+    }
+    c->stop |= FD_STOP_SLEPT;
 }
 
 fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *handle,
@@ -322,6 +345,7 @@ fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *hand
     avr->log = LOG_ERROR;
     avr->frequency = frequency;
     avr->vcc = avr->avcc = avr->aref = vcc_mv;
+    avr->custom.data = c; /* for fd_sleep_noop; simavr only reads it for custom.init */
     if (fixes & FD_FIX_SLEEP)
         avr->sleep = fd_sleep_noop;
 
@@ -451,15 +475,23 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
         return c->stop;
     /* a timer at the deadline so a sleep fast-forward lands on it */
     if (deadline > avr->cycle)
-        avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
+        avr_cycle_timer_register(avr, deadline - avr->cycle, fd_deadline_timer, c);
     avr_flashaddr_t pc = pc_stop >= 0 ? (avr_flashaddr_t)pc_stop : 0;
     if (pc_stop >= 0 && avr->pc == pc && avr->state == cpu_Running)
         avr->run(avr); /* already there: a stop means "reached again" */
 
-    int was_sleeping = avr->state != cpu_Running;
-    uint64_t quiet_armed = 0;
+    c->quiet_cycles = quiet_cycles;
+    if (quiet_cycles) {
+        uint64_t target = c->last_pin_change + quiet_cycles;
+        avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1,
+                                 fd_quiet_timer, c);
+    }
     uint32_t stop = 0;
     while (!stop) {
+        if (c->asleep && avr->state == cpu_Running) {
+            c->asleep = 0;
+            fd_log(c, FD_EV_SLEEP, 0, 0, 0);
+        }
         /* the hot loop: running, nothing to watch but the flags */
         if (pc_stop < 0) {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop)
@@ -471,45 +503,40 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
             if (avr->pc == pc && avr->state == cpu_Running)
                 stop |= FD_STOP_PC;
         }
+        c->stop &= ~FD_STOP_SLEPT;
         stop |= c->stop;
         int s = avr->state;
-        if (s == cpu_Crashed)
-            return stop | FD_STOP_CRASHED;
-        int sleeping = s == cpu_Sleeping || s == cpu_Done;
-        if (sleeping != was_sleeping) {
-            fd_log(c, FD_EV_SLEEP, (uint32_t)sleeping, 0, 0);
-            was_sleeping = sleeping;
+        if (s == cpu_Crashed) {
+            stop |= FD_STOP_CRASHED;
+            break;
         }
-        if (sleeping && quiet_cycles) {
-            uint64_t target = c->last_pin_change + quiet_cycles;
-            if (avr->cycle >= target || s == cpu_Done)
-                stop |= FD_STOP_QUIET;
-            else if (quiet_armed != target) {
-                avr_cycle_timer_register(avr, target - avr->cycle, fd_wake_timer, &c->io);
-                quiet_armed = target;
-            }
+        if (s == cpu_Done && !c->asleep) { /* asleep with interrupts off */
+            c->asleep = 1;
+            fd_log(c, FD_EV_SLEEP, 1, 0, 0);
         }
+        if (quiet_cycles && (s == cpu_Sleeping || s == cpu_Done) &&
+            (avr->cycle >= c->last_pin_change + quiet_cycles || s == cpu_Done))
+            stop |= FD_STOP_QUIET;
         if (stop)
             break;
         if (avr->cycle >= deadline) {
             stop = FD_STOP_DEADLINE;
             break;
         }
-        if (s == cpu_Done) { /* asleep with interrupts off: only time passes */
+        if (s == cpu_Done) { /* nothing can wake it: only time passes */
             avr->cycle = deadline;
             stop = FD_STOP_HALTED | FD_STOP_DEADLINE;
             break;
         }
-        if (s == cpu_Sleeping) { /* one fast-forward to the next timer */
+        if (s == cpu_Sleeping) /* one fast-forward to the next timer */
             avr->run(avr);
-            c->sleep_steps++;
-        }
         else if (s != cpu_Running)
             break; /* stopped: nothing will run */
     }
-    avr_cycle_timer_cancel(avr, fd_wake_timer, c);
-    avr_cycle_timer_cancel(avr, fd_wake_timer, &c->io);
-    c->stop &= ~(uint32_t)(FD_STOP_PIN | FD_STOP_CALLBACK_ERROR);
+    c->quiet_cycles = 0;
+    avr_cycle_timer_cancel(avr, fd_deadline_timer, c);
+    avr_cycle_timer_cancel(avr, fd_quiet_timer, c);
+    c->stop &= ~(uint32_t)(FD_STOP_PIN | FD_STOP_CALLBACK_ERROR | FD_STOP_SLEPT);
     return stop;
 }
 

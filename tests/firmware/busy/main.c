@@ -4,10 +4,12 @@
  *
  * Every pass of the loop toggles PB0 and then spins in a delay loop whose
  * length is exact: the pin period in cycles is checked by the tests.
+ * The ELF's .eeprom section holds 01 02 03 04 at address 0.
  * With BUSY_QUIET the toggle becomes two nops (same timing, no I/O).
  *   loop body: sbi PINB,0 (2) + ldi (1) + 3*N-1 (dec/brne) + rjmp (2)
  *   => one half period = 3*N + 4 cycles, with N = BUSY_N.
  */
+#include <avr/eeprom.h>
 #include <avr/io.h>
 
 #ifdef BUSY_QUIET /* no I/O at all: the speed benchmark's loop */
@@ -21,6 +23,8 @@
 #endif
 
 volatile unsigned char marker;
+/* an initial EEPROM image, so the tests can see the .eeprom section load */
+__attribute__((used)) unsigned char EEMEM ee_image[4] = {1, 2, 3, 4};
 
 int main(void) {
     DDRB = 1 << PB0;

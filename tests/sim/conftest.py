@@ -1,0 +1,52 @@
+"""Fixtures for the tests that run firmware: they need avr-gcc and the binding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+TEST_FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.sim)
+
+
+@pytest.fixture(scope="session")
+def build_test_firmware() -> Callable[..., Any]:
+    """Build one of tests/firmware/<name> (cached by content)."""
+    from fairdie.toolchain import build
+
+    def _build(name: str, *, mcu: str | None = None, f_cpu: int | None = None, **defines: Any) -> Any:
+        return build(TEST_FIRMWARE / name, mcu=mcu, f_cpu=f_cpu, defines=defines)
+
+    return _build
+
+
+@pytest.fixture
+def make_chip(build_test_firmware: Callable[..., Any]) -> Callable[..., Any]:
+    """A powered chip running a test firmware: ``make_chip("ctc", CTC_TOP=99)``."""
+    from fairdie.sim import Chip
+
+    def _make(
+        name: str,
+        *,
+        mcu: str | None = None,
+        f_cpu: int | None = None,
+        chip_args: dict[str, Any] | None = None,
+        power: bool = True,
+        **defines: Any,
+    ) -> Chip:
+        b = build_test_firmware(name, mcu=mcu, f_cpu=f_cpu, **defines)
+        chip = Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu, **(chip_args or {}))
+        if power:
+            chip.power_on()
+        return chip
+
+    return _make
