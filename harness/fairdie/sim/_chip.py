@@ -274,6 +274,17 @@ class Chip:
         lib.fd_run_raw(self._c, self.cycle + cycles)
         self._drain()
 
+    def step_from_python(self, cycles: int) -> None:
+        """One simavr step per Python call, as the old pysimavr binding ran.
+
+        A benchmark yardstick only: fifteen-odd times slower than :meth:`run`.
+        """
+        end = self.cycle + cycles
+        step, c = lib.fd_step, self._c
+        while lib.fd_cycle(c) < end:
+            step(c)
+        self._drain()
+
     # ---- memory ------------------------------------------------------------
 
     def read_data(self, address: int, size: int = 1) -> bytes:

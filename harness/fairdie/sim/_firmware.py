@@ -20,6 +20,7 @@ __all__ = ["Firmware", "Symbol", "load_firmware", "mcu_matches", "read_ihex"]
 _EM_AVR = 83
 _DATA_BASE = 0x800000  # avr-gcc puts data space here in the ELF
 _EEPROM_BASE = 0x810000
+_EEPROM_END = 0x820000  # fuses, lock bits, signature and simavr's .mmcu lie above
 _MMCU_TAG_NAME = 1
 _MMCU_TAG_FREQUENCY = 2
 _MMCU_TAG_VCC = 3
@@ -186,7 +187,7 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                 if seg["p_type"] != "PT_LOAD" or seg["p_filesz"] == 0:
                     continue
                 lma, data = seg["p_paddr"], seg.data()
-                if lma >= _EEPROM_BASE:
+                if _EEPROM_BASE <= lma < _EEPROM_END:
                     eeprom[lma - _EEPROM_BASE] = data
                 elif lma < _DATA_BASE:
                     flash[lma] = data
@@ -204,6 +205,8 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                     if t == "STT_NOTYPE" and s["st_info"]["bind"] != "STB_GLOBAL":
                         continue
                     v = s["st_value"]
+                    if v >= _EEPROM_END:
+                        continue
                     if v >= _EEPROM_BASE:
                         sym = Symbol(s.name, v - _EEPROM_BASE, s["st_size"], "eeprom")
                     elif v >= _DATA_BASE:

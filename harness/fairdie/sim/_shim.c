@@ -549,6 +549,8 @@ void fd_run_raw(fd_chip *c, uint64_t deadline) {
     }
 }
 
+int fd_step(fd_chip *c) { return avr_run(c->avr); }
+
 uint64_t fd_cycle(fd_chip *c) { return c->avr->cycle; }
 uint32_t fd_pc(fd_chip *c) { return c->avr->pc; }
 uint64_t fd_sleep_steps(fd_chip *c) { return c->sleep_steps; }

@@ -91,6 +91,9 @@ uint32_t fd_run(fd_chip *chip, uint64_t deadline, const uint8_t *pin_watch, int6
                 uint64_t quiet_cycles);
 /* simavr's own loop, for the benchmark: avr_run until the deadline. */
 void fd_run_raw(fd_chip *chip, uint64_t deadline);
+/* One avr_run call, the unit the old pysimavr binding stepped from Python
+ * (a benchmark yardstick only: the harness never steps from Python). */
+int fd_step(fd_chip *chip);
 uint64_t fd_cycle(fd_chip *chip);
 uint32_t fd_pc(fd_chip *chip);
 int fd_sleeping(fd_chip *chip);
