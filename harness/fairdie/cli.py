@@ -1,0 +1,206 @@
+"""The ``fairdie`` command: build, press, bench and demo.
+
+Scripts depend on the ``--json`` outputs; every error is one line on stderr
+and a non-zero exit (2 for bad input, 130 when interrupted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fairdie.errors import FairdieError
+
+__all__ = ["main"]
+
+_VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex"}
+_MAX_COUNT = 1_000_000
+_MAX_HOLD = 3600.0
+
+
+def _int_in(lo: int, hi: int) -> Any:
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} is out of range ({lo}..{hi})")
+        return v
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < v <= _MAX_HOLD:
+        raise argparse.ArgumentTypeError(f"{text} s is out of range (0..{_MAX_HOLD:g} s]")
+    return v
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fairdie", description="Cycle-accurate AVR test harness: the fair die in emulation."
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    b = sub.add_parser("build", help="build the die firmware and print its paths and sizes")
+    b.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default="direct")
+    b.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
+    b.add_argument("--json", action="store_true", help="print one JSON object")
+
+    pr = sub.add_parser("press", help="press the emulated die N times")
+    pr.add_argument("--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N")
+    pr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
+    pr.add_argument("--noise", default="floating", metavar="MODEL",
+                    help="floating (default), uniform, stuck:MILLIVOLTS")
+    pr.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
+    pr.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
+    pr.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
+    pr.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
+    pr.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
+    pr.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
+    pr.add_argument("--json", action="store_true", help="print one JSON object")
+
+    be = sub.add_parser("bench", help="measure the engine's speed")
+    be.add_argument("--cycles", type=_int_in(1_000_000, 10**10), default=20_000_000)
+    be.add_argument("--rounds", type=_int_in(1, 100), default=7)
+    be.add_argument("--json", action="store_true", help="print one JSON object")
+
+    de = sub.add_parser("demo", help="build the die, press it a few dozen times, show the table")
+    de.add_argument("--count", type=_int_in(1, 1000), default=36, metavar="N")
+    de.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1, metavar="S")
+    de.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default="direct")
+    return p
+
+
+def _draw(displays: Sequence[str], *, per_row: int = 9) -> str:
+    from fairdie.die import render_face
+
+    rows = []
+    for i in range(0, len(displays), per_row):
+        faces = [render_face(d) for d in displays[i : i + per_row]]
+        rows.extend("  ".join(lines) for lines in zip(*faces, strict=True))
+    return "\n".join(rows)
+
+
+def _table(counts: Sequence[int]) -> str:
+    head = "face   " + " ".join(f"{f:>4}" for f in range(1, 7))
+    row = "count  " + " ".join(f"{c:>4}" for c in counts)
+    return f"{head}\n{row}"
+
+
+def _cmd_build(a: argparse.Namespace) -> int:
+    from fairdie.toolchain import build
+
+    b = build("die_t13a", variant=a.variant, f_cpu=a.f_cpu)
+    if a.json:
+        print(json.dumps(b.as_dict()))
+    else:
+        print(f"elf   {b.elf}\nhex   {b.hex}\neep   {b.eep}")
+        print(f"flash {b.flash_bytes} / {b.flash_budget} B   sram {b.sram_bytes} / {b.sram_budget} B")
+    return 0
+
+
+def _make_die(a: argparse.Namespace) -> Any:
+    from fairdie.die import Die
+    from fairdie.sim import load_firmware
+
+    board = a.board or _VARIANT_BOARDS[a.variant or "direct"]
+    firmware = None
+    if a.firmware is not None:
+        from fairdie.board import load_board
+
+        bd = load_board(board)
+        firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu or bd.f_cpu)
+    elif a.eep is not None:
+        raise FairdieError("--eep goes with --firmware (a HEX file)")
+    return Die(board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu)
+
+
+def _cmd_press(a: argparse.Namespace) -> int:
+    die = _make_die(a)
+    presses = [die.press(a.hold) for _ in range(a.count)]
+    faces = [p.face for p in presses]
+    out = {
+        "faces": faces,
+        "counts": list(die.counts),
+        "display": presses[-1].display,
+        "seed": a.seed,
+        "noise": a.noise,
+        "hold": a.hold,
+        "board": die.board.name,
+        "firmware": str(die.chip.firmware.path),
+    }
+    if a.json:
+        print(json.dumps(out))
+        return 0
+    print(_draw([p.display if p.hold_s > 9.9 else str(p.face or "invalid") for p in presses]))
+    print(_table(die.counts))
+    replay = f"fairdie press --count {a.count} --hold {a.hold:g} --noise {a.noise} --seed {a.seed}"
+    print(f"display at release: {out['display']}    replay: {replay}")
+    return 0
+
+
+def _cmd_bench(a: argparse.Namespace) -> int:
+    from fairdie.bench import run_benchmarks
+
+    r = run_benchmarks(cycles=a.cycles, rounds=a.rounds)
+    if a.json:
+        print(json.dumps(r))
+        return 0
+    print(f"simavr C loop (raw)       {r['raw_mcycles_per_s']:8.1f} Mcycles/s")
+    print(f"fairdie Chip.run          {r['harness_mcycles_per_s']:8.1f} Mcycles/s"
+          f"   ({r['harness_over_raw']:.3f} x raw)")
+    print(f"one step per Python call  {r['python_step_mcycles_per_s']:8.1f} Mcycles/s"
+          f"   (harness is {r['harness_over_python_step']:.1f} x faster)")
+    print(f"10 s watchdog sleep       {r['hold_10s_wall_ms']:8.3f} ms wall")
+    return 0
+
+
+def _cmd_demo(a: argparse.Namespace) -> int:
+    from fairdie.die import Die
+    from fairdie.toolchain import build
+
+    b = build("die_t13a", variant=a.variant)
+    print(f"built {b.elf.name} for the {b.mcu} at {b.f_cpu} Hz:"
+          f" flash {b.flash_bytes}/{b.flash_budget} B, sram {b.sram_bytes}/{b.sram_budget} B")
+    die = Die(board=_VARIANT_BOARDS[a.variant], firmware=b.elf, seed=a.seed)
+    print(f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
+          f" {a.count} presses of 0.2 s\n")
+    presses = [die.press(0.2) for _ in range(a.count)]
+    print(_draw([str(p.face) if p.face else "invalid" for p in presses]))
+    print()
+    print(_table(die.counts))
+    held = die.press(10.0)
+    print(f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(held.counts)}")
+    print(_draw([held.display]))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    handler = {
+        "build": _cmd_build,
+        "press": _cmd_press,
+        "bench": _cmd_bench,
+        "demo": _cmd_demo,
+    }[args.command]
+    try:
+        return handler(args)
+    except FairdieError as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
