@@ -56,13 +56,14 @@ def register_map(mcu: str) -> dict[str, int]:
     if header is None:
         raise FirmwareError(f"avr-libc does not describe the MCU {mcu!r}")
     regs: dict[str, int] = {}
-    for name in (header, "common.h"):
+    # common.h first, where the classic (non-XMEGA) definitions come last and
+    # win; then the device header, which wins over common.h
+    for name in ("common.h", header):
         path = inc / name
         if not path.is_file():
             continue
         for line in path.read_text(errors="replace").splitlines():
             m = _DEFINE.match(line.strip())
             if m:
-                addr = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
-                regs.setdefault(m.group(1), addr)
+                regs[m.group(1)] = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
     return regs

@@ -1,0 +1,139 @@
+"""The CLI contract that scripts depend on, and its handling of bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairdie.cli import main
+from fairdie.die import press as reference_press
+from fairdie.noise import code_for_mv
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        rc = main(list(argv))
+    except SystemExit as e:  # argparse's own errors
+        rc = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("variant", ["direct", "charlieplex"])
+def test_build_json(capsys, variant):
+    rc, out, _ = run(capsys, "build", "--variant", variant, "--json")
+    assert rc == 0
+    b = json.loads(out)
+    assert {"elf", "hex", "eep", "flash_bytes", "sram_bytes"} <= b.keys()
+    assert all(Path(b[k]).is_file() for k in ("elf", "hex", "eep"))
+    assert 0 < b["flash_bytes"] <= 1024 and 0 <= b["sram_bytes"] <= 64 - 24
+
+
+def test_build_other_clock(capsys):
+    rc, out, _ = run(capsys, "build", "--f-cpu", "9600000", "--json")
+    assert rc == 0 and json.loads(out)["f_cpu"] == 9_600_000
+
+
+def test_press_json_contract(capsys):
+    rc, out, _ = run(capsys, "press", "--count", "12", "--noise", "stuck:1000", "--json")
+    assert rc == 0
+    r = json.loads(out)
+    assert len(r["faces"]) == 12 and all(f in range(1, 7) for f in r["faces"])
+    assert r["display"] == str(r["faces"][-1])
+    counts, code = (255,) * 6, code_for_mv(1000, 3000)
+    for face in r["faces"]:
+        f, counts = reference_press(counts, code)
+        assert f == face
+    assert r["counts"] == list(counts)
+
+
+def test_press_is_reproducible_from_its_seed(capsys):
+    args = ("press", "--count", "20", "--noise", "floating", "--json")
+    a = json.loads(run(capsys, *args, "--seed", "5")[1])
+    b = json.loads(run(capsys, *args, "--seed", "5")[1])
+    c = json.loads(run(capsys, *args, "--seed", "6")[1])
+    assert a == b and a["faces"] != c["faces"]
+
+
+def test_press_held_ten_seconds(capsys):
+    r = json.loads(run(capsys, "press", "--hold", "10", "--json")[1])
+    assert r["display"] == "all" and r["counts"] == [0] * 6
+
+
+def test_press_charlieplex_and_hex_firmware(capsys):
+    b = json.loads(run(capsys, "build", "--variant", "charlieplex", "--json")[1])
+    rc, out, _ = run(
+        capsys, "press", "--variant", "charlieplex", "--firmware", b["hex"], "--count", "3", "--json"
+    )
+    assert rc == 0 and len(json.loads(out)["faces"]) == 3
+
+
+def test_press_draws_dice(capsys):
+    rc, out, _ = run(capsys, "press", "--count", "2", "--noise", "stuck:0")
+    assert rc == 0 and "●" in out and "count" in out and "replay:" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["press", "--count", "0"], "out of range"),
+        (["press", "--hold", "-1"], "out of range"),
+        (["press", "--noise", "stuck:99999"], "outside"),
+        (["press", "--noise", "hum"], "unknown noise"),
+        (["press", "--firmware", "/nonexistent/die.hex"], "no such firmware file"),
+        (["press", "--board", "/nonexistent/board.toml"], "no such board file"),
+        (["build", "--f-cpu", "99"], "out of range"),
+        (["press", "--eep", "x.eep"], "--eep goes with --firmware"),
+    ],
+)
+def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert message in err
+    assert err.strip().count("\n") <= 5 and "Traceback" not in err  # argparse adds its usage
+
+
+def test_firmware_for_another_mcu(capsys, tmp_path):
+    b = json.loads(run(capsys, "build", "--json")[1])
+    elf = Path(b["elf"]).read_bytes()
+    assert b"attiny13a" in elf  # the ELF names its chip in simavr's .mmcu section
+    other = tmp_path / "other.elf"
+    other.write_bytes(elf.replace(b"attiny13a", b"attiny85\0"))
+    rc, _, err = run(capsys, "press", "--firmware", str(other))
+    assert rc == 2 and "built for attiny85, not attiny13a" in err
+
+
+def test_firmware_too_large(capsys, tmp_path):
+    lines = []
+    for a in range(0, 2048, 16):
+        body = bytes([16, a >> 8, a & 0xFF, 0]) + b"\0" * 16
+        lines.append(":" + (body + bytes([-sum(body) & 0xFF])).hex().upper())
+    big = tmp_path / "big.hex"
+    big.write_text("\n".join(lines) + "\n:00000001FF\n")
+    rc, _, err = run(capsys, "press", "--firmware", str(big))
+    assert rc == 2 and "needs 2048 bytes of flash; the attiny13a has 1024" in err
+
+
+def test_conflicting_board_file(capsys, tmp_path):
+    board = tmp_path / "bad.toml"
+    board.write_text(
+        '[board]\nname = "bad"\nmcu = "attiny13a"\nf_cpu = 1200000\nvcc_mv = 3000\n'
+        '[[led]]\nname = "centre"\nanode = "PB0"\ncathode = "GND"\n'
+        '[analog.noise]\npin = "PB0"\nchannel = 0\n'
+    )
+    rc, _, err = run(capsys, "press", "--board", str(board))
+    assert rc == 2 and "bad.toml" in err and err.count("\n") == 1
+
+
+def test_entry_point_exit_code():
+    r = subprocess.run(
+        [sys.executable, "-m", "fairdie.cli", "press", "--noise", "nope"],
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 2
+    assert r.stderr.startswith("fairdie: error: unknown noise") and r.stderr.count("\n") == 1

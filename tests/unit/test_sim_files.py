@@ -1,0 +1,127 @@
+"""The pure-Python parts of fairdie.sim: HEX, ELF .mmcu, registers, VCD (no simulator)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fairdie.errors import FirmwareError
+from fairdie.sim import Level, PortChange, load_firmware, mcu_matches, parse_pin
+from fairdie.sim._firmware import _parse_mmcu, read_ihex
+from fairdie.sim._vcd import write_vcd
+
+
+def hex_record(address: int, data: bytes, kind: int = 0) -> str:
+    body = bytes([len(data), address >> 8, address & 0xFF, kind]) + data
+    return ":" + (body + bytes([-sum(body) & 0xFF])).hex().upper()
+
+
+def write_hex(path: Path, chunks: dict[int, bytes]) -> Path:
+    lines = [hex_record(a, d) for a, d in chunks.items()] + [":00000001FF"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_hex_round_trip(tmp_path):
+    p = write_hex(tmp_path / "a.hex", {0: b"\x01\x02", 4: b"\x05"})
+    fw = load_firmware(p, mcu="attiny13a", f_cpu=1_200_000)
+    assert fw.flash == b"\x01\x02\xff\xff\x05"
+    assert (fw.mcu, fw.f_cpu, fw.eeprom) == ("attiny13a", 1_200_000, None)
+
+
+def test_hex_with_eep(tmp_path):
+    p = write_hex(tmp_path / "a.hex", {0: b"\x00\x00"})
+    e = write_hex(tmp_path / "a.eep", {2: b"\x07"})
+    assert load_firmware(p, eep=e).eeprom == b"\xff\xff\x07"
+
+
+def test_extended_linear_address(tmp_path):
+    p = tmp_path / "x.hex"
+    p.write_text(
+        "\n".join([hex_record(0, b"\x00\x01", kind=4), hex_record(0, b"\xaa"), ":00000001FF"])
+    )
+    assert read_ihex(p) == {0x10000: 0xAA}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (":0400000001020304F1\n:00000001FF\n", "bad checksum"),
+        (":02000000AA\n:00000001FF\n", "length does not match"),
+        (":zz\n", "malformed"),
+        (hex_record(0, b"\x01") + "\n", "no end-of-file"),
+        (":00000001FF\n" + hex_record(0, b"\x01") + "\n", "after the end-of-file"),
+        (hex_record(0, b"\x01", kind=7) + "\n:00000001FF\n", "unknown record type"),
+    ],
+)
+def test_malformed_hex_is_one_line_error(tmp_path, text, message):
+    p = tmp_path / "bad.hex"
+    p.write_text(text)
+    with pytest.raises(FirmwareError, match=message) as e:
+        load_firmware(p)
+    assert "\n" not in str(e.value)
+
+
+def test_not_a_firmware_file(tmp_path):
+    p = tmp_path / "x.bin"
+    p.write_bytes(b"\x00\x01\x02")
+    with pytest.raises(FirmwareError, match="neither an ELF nor an Intel HEX"):
+        load_firmware(p)
+    with pytest.raises(FirmwareError, match="no such firmware file"):
+        load_firmware(tmp_path / "missing.elf")
+    with pytest.raises(FirmwareError, match="no such EEPROM file"):
+        load_firmware(write_hex(tmp_path / "a.hex", {0: b"\0"}), eep=tmp_path / "none.eep")
+
+
+def test_truncated_elf_is_one_line_error(tmp_path):
+    p = tmp_path / "t.elf"
+    p.write_bytes(b"\x7fELF\x01\x01\x01" + b"\0" * 20)
+    with pytest.raises(FirmwareError, match="malformed ELF"):
+        load_firmware(p)
+
+
+def test_mmcu_section_tags():
+    name = b"attiny13a".ljust(16, b"\0")
+    blob = bytes([1, len(name)]) + name + bytes([2, 4]) + (1_200_000).to_bytes(4, "little")
+    blob += bytes([3, 4]) + (3300).to_bytes(4, "little")
+    assert _parse_mmcu(blob) == ("attiny13a", 1_200_000, 3300)
+
+
+def test_mcu_names():
+    assert mcu_matches("attiny13a", "ATtiny13")
+    assert mcu_matches("attiny84a", "attiny84a")
+    assert not mcu_matches("attiny13a", "attiny85")
+    assert parse_pin("pb3") == ("B", 3)
+    with pytest.raises(ValueError, match="bad pin name"):
+        parse_pin("PB9")
+
+
+def test_levels():
+    ch = PortChange(0, "B", ddr=0b0011, port_value=0b0101)
+    assert [ch.level(b) for b in range(4)] == [Level.HIGH, Level.LOW, Level.PULLUP, Level.Z]
+
+
+def test_vcd_file(tmp_path):
+    changes = [PortChange(10, "B", 1, 1), PortChange(20, "B", 1, 0), PortChange(30, "B", 0, 0)]
+    path = write_vcd(
+        tmp_path / "t.vcd",
+        frequency=1_000_000,
+        pins=["PB0"],
+        port_changes=changes,
+        signals=[],
+        signal_changes=[],
+        end=40,
+    )
+    body = path.read_text().split("$enddefinitions $end")[1]
+    assert "#10000\n1!" in body and "#20000\n0!" in body and "#30000\nz!" in body
+    with pytest.raises(ValueError, match="unknown VCD signal"):
+        write_vcd(
+            tmp_path / "u.vcd",
+            frequency=1,
+            pins=[],
+            port_changes=[],
+            signals=["volts"],
+            signal_changes=[],
+            end=0,
+        )
