@@ -219,3 +219,12 @@ class DieMachine(RuleBasedStateMachine):
 
 TestDieMachine = DieMachine.TestCase
 TestDieMachine.settings = settings(max_examples=15, stateful_step_count=12, deadline=None)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_other_clock_reads_the_same(die_factory, board):
+    die = die_factory(board=board, f_cpu=9_600_000, eeprom=counts_for(4), noise=Codes([0]))
+    assert die.chip.frequency == 9_600_000
+    p = die.press(0.2)
+    assert (p.face, p.display) == (4, "4")
+    assert die.press(10.0).display == "all"

@@ -82,6 +82,8 @@ class Die:
         if eeprom is not None:
             self.chip.write_eeprom(0, eeprom)
         self._leds = LedDecoder(self.board)
+        # the persistence window at the chip's clock (a build may differ from the board's)
+        self._window = max(1, round(self.chip.frequency * self.board.persistence_ms / 1000))
         named = [a for a in self.board.analog if a.name == "noise"] or list(self.board.analog)
         if not named:
             raise FairdieError(f"board {self.board.name}: no analog input for the noise")
@@ -120,7 +122,7 @@ class Die:
     def lit(self, at: int | None = None) -> frozenset[str]:
         """LEDs seen lit over the persistence window ending at cycle ``at`` (default: now)."""
         end = self.chip.cycle if at is None else at
-        start = max(self._trace_start, end - self.board.persistence_cycles)
+        start = max(self._trace_start, end - self._window)
         if end <= start or not self.chip.powered and at is None:
             return frozenset()
         return self._leds.decode(self._initial, self.chip.port_changes, start, end)

@@ -1,0 +1,355 @@
+"""Compile a firmware target with avr-gcc into the content-hashed cache."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from plumbum import local
+from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
+
+from fairdie.errors import ToolchainError
+
+from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
+from ._size import parse_avr_size, sizes_from_sections
+from ._target import Define, Target, check_defines, load_target
+
+__all__ = [
+    "CFLAGS",
+    "LDFLAGS",
+    "Build",
+    "build",
+    "compile_flags",
+    "first_error",
+    "simavr_include_dir",
+]
+
+# The one place compile flags live (the Makefile and the CLI both come here).
+CFLAGS: tuple[str, ...] = (
+    "-Os",
+    "-std=gnu11",
+    "-Wall",
+    "-Wextra",
+    "-Werror",
+    "-ffunction-sections",
+    "-fdata-sections",
+    # Plain -g means stabs on avr-gcc 5.4; DWARF is what pyelftools and avr-gdb read.
+    "-gdwarf-4",
+)
+# No -flto: it made the die 12 bytes larger with avr-gcc 5.4.
+LDFLAGS: tuple[str, ...] = (
+    "-Wl,--gc-sections",
+    # Keep simavr's .mmcu tags (nothing references them) and place them outside flash.
+    "-Wl,--undefined=_mmcu,--section-start=.mmcu=0x910000",
+)
+
+_HINT = "install gcc-avr avr-libc binutils-avr (or run `make setup`)"
+_TIMEOUT = 120.0
+_META = "build.json"
+_LOG = "build.log"
+_EMPTY_HEX = ":00000001FF\n"
+_SIMAVR_INCLUDE_CANDIDATES = ("/usr/include/simavr/avr", "/usr/local/include/simavr/avr")
+_NO_DEFINES: Mapping[str, Define] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Build:
+    """The artifacts of one build and their sizes (bytes).
+
+    ``sram_bytes`` counts static SRAM (.data + .bss + .noinit); ``sram_budget`` is
+    the limit on it, i.e. total SRAM minus the stack headroom. Budgets are
+    ``None`` when the target names none.
+    """
+
+    elf: Path
+    hex: Path
+    eep: Path
+    mcu: str
+    f_cpu: int
+    flash_bytes: int
+    sram_bytes: int
+    eeprom_bytes: int
+    key: str
+    target: str = ""
+    variant: str | None = None
+    flash_budget: int | None = None
+    sram_budget: int | None = None
+    eeprom_budget: int | None = None
+
+    def as_dict(self) -> dict[str, str | int | None]:
+        """JSON-ready fields (paths as strings)."""
+        return {
+            "target": self.target,
+            "variant": self.variant,
+            "mcu": self.mcu,
+            "f_cpu": self.f_cpu,
+            "elf": str(self.elf),
+            "hex": str(self.hex),
+            "eep": str(self.eep),
+            "flash_bytes": self.flash_bytes,
+            "flash_budget": self.flash_budget,
+            "sram_bytes": self.sram_bytes,
+            "sram_budget": self.sram_budget,
+            "eeprom_bytes": self.eeprom_bytes,
+            "eeprom_budget": self.eeprom_budget,
+            "key": self.key,
+        }
+
+
+def simavr_include_dir() -> Path | None:
+    """The folder holding simavr's ``avr_mcu_section.h``, if installed.
+
+    ``FAIRDIE_SIMAVR_INCLUDE`` overrides the search. Only that folder is added
+    (as ``-isystem``), so firmware can ``#include <avr_mcu_section.h>``.
+    """
+    env = os.environ.get("FAIRDIE_SIMAVR_INCLUDE")
+    for cand in ([env] if env else []) + list(_SIMAVR_INCLUDE_CANDIDATES):
+        if (Path(cand) / "avr_mcu_section.h").is_file():
+            return Path(cand)
+    return None
+
+
+def compile_flags(
+    mcu: str,
+    f_cpu: int,
+    defines: Mapping[str, Define] = _NO_DEFINES,
+    *,
+    simavr_include: Path | None = None,
+) -> list[str]:
+    """The avr-gcc arguments for one build, without source and output paths."""
+    flags = [f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", f'-DFAIRDIE_MCU="{mcu}"', *CFLAGS, *LDFLAGS]
+    for name in sorted(defines):
+        value = defines[name]
+        flags.append(f"-D{name}" if value is None else f"-D{name}={value}")
+    if simavr_include is not None:
+        flags += ["-isystem", str(simavr_include)]
+    return flags
+
+
+def _tool(name: str) -> Any:
+    try:
+        return local[name]
+    except CommandNotFound:
+        raise ToolchainError(f"{name} not found: {_HINT}") from None
+
+
+@functools.lru_cache(maxsize=8)
+def _version(path: str, _stamp: tuple[int, int]) -> str:
+    with local.env(LC_ALL="C"):
+        rc, out, err = local[path]["--version"].run(retcode=None, timeout=_TIMEOUT)
+    if rc != 0:
+        raise ToolchainError(f"{path} --version failed: {(err or out).strip()[:120]}")
+    return str(out)
+
+
+def _compiler_version(gcc: Any) -> str:
+    path = str(gcc.executable)
+    st = os.stat(path)
+    return _version(path, (st.st_mtime_ns, st.st_size))
+
+
+def _run(cmd: Any, args: list[str]) -> tuple[int, str, str]:
+    try:
+        with local.env(LC_ALL="C"):  # plain ASCII messages, the same on every machine
+            rc, out, err = cmd[args].run(retcode=None, timeout=_TIMEOUT)
+    except ProcessTimedOut:
+        raise ToolchainError(f"{cmd} timed out after {_TIMEOUT:.0f} s") from None
+    return int(rc), str(out), str(err)
+
+
+_ERROR_LINE = re.compile(r"(^|: )(fatal )?error: ", re.IGNORECASE)
+_LINK_LINE = re.compile(r"(^|/)ld: |undefined reference|overflowed")
+
+
+def first_error(log: str, *strip: str) -> str:
+    """The most telling line of a failed compile or link, shortened to one line.
+
+    Each ``strip`` prefix (a folder path) is removed from the lines.
+    """
+    lines = []
+    for raw in log.splitlines():
+        line = raw.strip()
+        for prefix in strip:
+            line = line.replace(prefix, "")
+        if line:
+            lines.append(line)
+    picks = (
+        [ln for ln in lines if _ERROR_LINE.search(ln) and not ln.startswith("collect2")]
+        or [re.sub(r"^\S*/ld: ", "ld: ", ln) for ln in lines if _LINK_LINE.search(ln)]
+        or lines
+        or ["no compiler output"]
+    )
+    line = picks[0]
+    return line if len(line) <= 200 else line[:197] + "..."
+
+
+def _compile(gcc: Any, flags: list[str], sources: list[Path], elf: Path, log: Path) -> None:
+    with local.cwd(sources[0].parent):  # the debug info's build folder: the target's own
+        rc, out, err = _run(gcc, [*flags, "-o", str(elf), *map(str, sources)])
+    cmdline = " ".join([str(gcc), *flags, "-o", str(elf), *map(str, sources)])
+    log.write_text(f"$ {cmdline}\n{out}{err}", encoding="utf-8")
+    if rc != 0:
+        dirs = {f"{p.parent}{os.sep}" for p in (*sources, elf)}
+        raise ToolchainError(f"build failed: {first_error(out + err, *dirs)} (full log: {log})")
+
+
+def _objcopy(objcopy: Any, elf: Path, hex_path: Path, eep: Path) -> None:
+    for args in (
+        ["-j", ".text", "-j", ".data", "-O", "ihex", str(elf), str(hex_path)],
+        ["-j", ".eeprom", "--change-section-lma", ".eeprom=0", "-O", "ihex", str(elf), str(eep)],
+    ):
+        rc, out, err = _run(objcopy, args)
+        if rc != 0:
+            raise ToolchainError(f"avr-objcopy failed: {(err or out).strip()[:160]}")
+    if not eep.exists() or eep.stat().st_size == 0:
+        eep.write_text(_EMPTY_HEX, encoding="ascii")  # no .eeprom: a valid, empty HEX
+
+
+def _hashed_files(target: Target, simavr_include: Path | None) -> dict[str, bytes]:
+    files = {
+        p.name: p.read_bytes()
+        for p in sorted(target.path.iterdir())
+        if p.is_file() and not p.name.startswith(".")
+    }
+    if simavr_include is not None:
+        files["<simavr>/avr_mcu_section.h"] = (simavr_include / "avr_mcu_section.h").read_bytes()
+    return files
+
+
+def _load(final: Path, target: Target, variant: str | None, key: str) -> Build | None:
+    try:
+        meta = json.loads((final / _META).read_text(encoding="utf-8"))
+        out = str(meta["output"])
+        flash, sram, eeprom = sizes_from_sections(
+            {str(k): int(v) for k, v in meta["sections"].items()}
+        )
+        budget = target.budget
+        return Build(
+            elf=final / f"{out}.elf",
+            hex=final / f"{out}.hex",
+            eep=final / f"{out}.eep",
+            mcu=str(meta["mcu"]),
+            f_cpu=int(meta["f_cpu"]),
+            flash_bytes=flash,
+            sram_bytes=sram,
+            eeprom_bytes=eeprom,
+            key=key,
+            target=target.name,
+            variant=variant,
+            flash_budget=budget.flash if budget else None,
+            sram_budget=budget.static_sram if budget else None,
+            eeprom_budget=budget.eeprom if budget else None,
+        )
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _check_budget(target: Target, b: Build) -> None:
+    budget = target.budget
+    if budget is None:
+        return
+    what = f"{target.name}" + (f" ({b.variant})" if b.variant else "")
+    if b.flash_bytes > budget.flash:
+        raise ToolchainError(
+            f"{what}: flash {b.flash_bytes} B exceeds the budget of {budget.flash} B"
+        )
+    if b.sram_bytes > budget.static_sram:
+        raise ToolchainError(
+            f"{what}: static SRAM (.data+.bss+.noinit) {b.sram_bytes} B exceeds the budget of "
+            f"{budget.static_sram} B ({budget.sram} B SRAM - {budget.stack} B stack headroom)"
+        )
+    if budget.eeprom is not None and b.eeprom_bytes > budget.eeprom:
+        raise ToolchainError(
+            f"{what}: EEPROM {b.eeprom_bytes} B exceeds the budget of {budget.eeprom} B"
+        )
+
+
+def build(
+    target: str | Path = "die_t13a",
+    *,
+    variant: str | None = None,
+    mcu: str | None = None,
+    f_cpu: int | None = None,
+    defines: Mapping[str, Define] = _NO_DEFINES,
+    cache_dir: Path | None = None,
+) -> Build:
+    """Build ``target`` (a name under ``firmware/`` or a folder path), cached by content.
+
+    ``variant`` picks the target's variant defines (default: its default variant);
+    ``defines`` add to or override them. ``cache_dir`` replaces the default cache
+    folder (see ``default_cache_dir``). A cache hit does not run the compiler.
+    Raises ``ToolchainError`` if a tool is missing, the build fails, or the result
+    exceeds the target's budget.
+    """
+    tgt = load_target(target)
+    mcu = mcu or tgt.mcu
+    f_cpu = f_cpu if f_cpu is not None else tgt.f_cpu
+    if mcu is None or f_cpu is None:
+        raise ToolchainError(f"{tgt.path}: no target.toml; pass mcu= and f_cpu=")
+    if f_cpu <= 0:
+        raise ToolchainError(f"f_cpu must be positive, got {f_cpu}")
+    name = variant if variant is not None else tgt.default_variant
+    all_defines = {**tgt.defines_for(variant), **check_defines(defines, "defines")}
+    sources = tgt.sources()
+    if not sources:
+        raise ToolchainError(f"{tgt.path}: no .c or .S files to build")
+
+    gcc = _tool("avr-gcc")
+    objcopy = _tool("avr-objcopy")
+    size = _tool("avr-size")
+    include = simavr_include_dir()
+    flags = compile_flags(mcu, f_cpu, all_defines, simavr_include=include)
+    key = cache_key(
+        files=_hashed_files(tgt, include),
+        flags=flags,
+        mcu=mcu,
+        f_cpu=f_cpu,
+        defines=all_defines,
+        compiler_version=_compiler_version(gcc),
+        extra=(f"output={tgt.output}",),
+    )
+
+    root = (cache_dir if cache_dir is not None else default_cache_dir()).expanduser()
+    final = root / key
+    result = _load(final, tgt, name, key) if final.is_dir() else None
+    if result is None:
+        if final.is_dir():  # unreadable leftover: replace it
+            shutil.rmtree(final, ignore_errors=True)
+        root.mkdir(parents=True, exist_ok=True)
+        prune_stale(root)
+        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{key[:16]}-", dir=root))
+        out = tgt.output
+        elf = tmp / f"{out}.elf"
+        try:
+            _compile(gcc, flags, sources, elf, tmp / _LOG)
+        except ToolchainError as exc:
+            raise ToolchainError(f"{tgt.name}: {exc}") from None
+        _objcopy(objcopy, elf, tmp / f"{out}.hex", tmp / f"{out}.eep")
+        rc, text, err = _run(size, ["-A", str(elf)])
+        if rc != 0:
+            raise ToolchainError(f"avr-size failed: {(err or text).strip()[:160]}")
+        meta = {
+            "target": tgt.name,
+            "output": out,
+            "mcu": mcu,
+            "f_cpu": f_cpu,
+            "defines": all_defines,
+            "flags": flags,
+            "sections": parse_avr_size(text),
+        }
+        (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        publish(tmp, final)
+        result = _load(final, tgt, name, key)
+        if result is None:
+            raise ToolchainError(f"build cache entry unreadable: {final}")
+    _check_budget(tgt, result)
+    return result
