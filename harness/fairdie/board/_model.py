@@ -1,0 +1,469 @@
+"""Board files: parse and validate the TOML, build the frozen :class:`Board`.
+
+The schema is documented in the package docstring (:mod:`fairdie.board`).
+Every problem is reported as a one-line :class:`~fairdie.errors.BoardError`
+that starts with the file it came from.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from fairdie.errors import BoardError
+from fairdie.sim._types import parse_pin
+
+__all__ = [
+    "MCU_ADC_PINS",
+    "MCU_PINS",
+    "AnalogInput",
+    "Board",
+    "Button",
+    "Led",
+    "load_board",
+    "parse_board",
+    "shipped_boards",
+]
+
+VCC = "VCC"
+GND = "GND"
+
+VCC_RANGE_MV = (1800, 5500)
+
+
+def _pins(port: str, bits: range) -> frozenset[str]:
+    return frozenset(f"P{port}{b}" for b in bits)
+
+
+#: Port pins of the MCUs the board model knows. A board for any other MCU may
+#: name any port pin (PA0..PZ7); the simulator then reports what is missing.
+MCU_PINS: Mapping[str, frozenset[str]] = {
+    "attiny13": _pins("B", range(6)),
+    "attiny13a": _pins("B", range(6)),
+    "attiny84": _pins("A", range(8)) | _pins("B", range(4)),
+    "attiny84a": _pins("A", range(8)) | _pins("B", range(4)),
+}
+
+_T13_ADC = {"PB5": 0, "PB2": 1, "PB4": 2, "PB3": 3}
+_T84_ADC = {f"PA{i}": i for i in range(8)}
+
+#: Single-ended ADC channel of each analog-capable pin of the known MCUs.
+MCU_ADC_PINS: Mapping[str, Mapping[str, int]] = {
+    "attiny13": _T13_ADC,
+    "attiny13a": _T13_ADC,
+    "attiny84": _T84_ADC,
+    "attiny84a": _T84_ADC,
+}
+
+_BOARD_KEYS = frozenset({"name", "mcu", "f_cpu", "vcc_mv", "firmware", "variant", "persistence_ms"})
+_TOP_KEYS = frozenset({"board", "led", "analog", "button"})
+_LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y"})
+_ANALOG_KEYS = frozenset({"pin", "channel"})
+_BUTTON_KEYS = frozenset({"name", "kind", "pin", "active"})
+_BUTTON_KINDS = ("input", "power")
+_ACTIVE_LEVELS = ("low", "high")
+
+
+@dataclass(frozen=True, slots=True)
+class Led:
+    """One LED between two terminals: a port pin (``"PB0"``), ``"VCC"`` or ``"GND"``.
+
+    ``x``/``y`` place it on the board's grid (column from the left, row from
+    the top), or are ``None`` when the board file gives no position.
+    """
+
+    name: str
+    anode: str
+    cathode: str
+    x: int | None = None
+    y: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnalogInput:
+    """A named analog input: the pin and its single-ended ADC channel."""
+
+    name: str
+    pin: str
+    channel: int
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button. ``kind == "power"`` is the supply switch (no pin); an
+    ``"input"`` button pulls ``pin`` to its ``active`` level ("low"/"high")
+    while pressed."""
+
+    name: str
+    kind: str
+    pin: str | None = None
+    active: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The wiring of one board, as read from a board file."""
+
+    name: str
+    mcu: str
+    f_cpu: int  #: Hz
+    vcc_mv: int
+    persistence_ms: float  #: the window over which LED light is integrated
+    leds: tuple[Led, ...]
+    analog: tuple[AnalogInput, ...] = ()
+    buttons: tuple[Button, ...] = ()
+    firmware: str | None = None  #: build target name
+    variant: str | None = None  #: build variant
+    source: str = "<board>"  #: the file it came from
+
+    @property
+    def persistence_cycles(self) -> int:
+        """The persistence window in CPU cycles (at least 1)."""
+        return max(1, round(self.f_cpu * self.persistence_ms / 1000))
+
+    @property
+    def led_names(self) -> tuple[str, ...]:
+        return tuple(led.name for led in self.leds)
+
+    def led(self, name: str) -> Led:
+        for led in self.leds:
+            if led.name == name:
+                return led
+        raise KeyError(f"board {self.name!r} has no LED {name!r}")
+
+    def analog_input(self, name: str) -> AnalogInput:
+        for a in self.analog:
+            if a.name == name:
+                return a
+        raise KeyError(f"board {self.name!r} has no analog input {name!r}")
+
+    def button(self, name: str) -> Button:
+        for b in self.buttons:
+            if b.name == name:
+                return b
+        raise KeyError(f"board {self.name!r} has no button {name!r}")
+
+    @property
+    def power_button(self) -> Button | None:
+        """The supply switch, if the board has one."""
+        return next((b for b in self.buttons if b.kind == "power"), None)
+
+    @property
+    def led_pins(self) -> frozenset[str]:
+        """Every port pin an LED is connected to."""
+        return frozenset(t for led in self.leds for t in (led.anode, led.cathode)) - {VCC, GND}
+
+
+# ---- parsing ------------------------------------------------------------------------
+
+
+class _Ctx:
+    """Where we are in the file, for one-line error messages."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, where: str, problem: str) -> BoardError:
+        msg = f"{self.source}: {where}: {problem}" if where else f"{self.source}: {problem}"
+        return BoardError(" ".join(msg.split()))
+
+
+def _table(ctx: _Ctx, where: str, value: object) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ctx.fail(where, f"expected a table, got {type(value).__name__}")
+    return value
+
+
+def _check_keys(ctx: _Ctx, where: str, table: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    unknown = sorted(set(table) - allowed)
+    if unknown:
+        raise ctx.fail(where, f"unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def _str(
+    ctx: _Ctx, where: str, table: Mapping[str, Any], key: str, *, required: bool
+) -> str | None:
+    if key not in table:
+        if required:
+            raise ctx.fail(where, f"missing key {key!r}")
+        return None
+    v = table[key]
+    if not isinstance(v, str) or not v.strip():
+        raise ctx.fail(where, f"{key} must be a non-empty string, got {v!r}")
+    return v.strip()
+
+
+def _int(
+    ctx: _Ctx, where: str, table: Mapping[str, Any], key: str, *, required: bool
+) -> int | None:
+    if key not in table:
+        if required:
+            raise ctx.fail(where, f"missing key {key!r}")
+        return None
+    v = table[key]
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ctx.fail(where, f"{key} must be an integer, got {v!r}")
+    return v
+
+
+def _pin(ctx: _Ctx, where: str, key: str, value: str, mcu: str) -> str:
+    try:
+        port, bit = parse_pin(value)
+    except ValueError:
+        raise ctx.fail(where, f"{key} {value!r} is not a pin name such as PB3") from None
+    pin = f"P{port}{bit}"
+    known = MCU_PINS.get(mcu)
+    if known is not None and pin not in known:
+        raise ctx.fail(where, f"{key} {pin} is not a pin of the {mcu} ({_describe(known)})")
+    return pin
+
+
+def _describe(pins: frozenset[str]) -> str:
+    ports: dict[str, list[int]] = {}
+    for p in pins:
+        ports.setdefault(p[1], []).append(int(p[2]))
+    return ", ".join(f"P{port}{min(b)}-P{port}{max(b)}" for port, b in sorted(ports.items()))
+
+
+def _terminal(ctx: _Ctx, where: str, key: str, value: str, mcu: str, rail: str) -> str:
+    if value.upper() in (VCC, GND):
+        if value.upper() != rail:
+            raise ctx.fail(where, f"{key} {value!r} must be a pin or {rail}")
+        return rail
+    return _pin(ctx, where, key, value, mcu)
+
+
+def _parse_header(ctx: _Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
+    if "board" not in data:
+        raise ctx.fail("", "missing [board] table")
+    t = _table(ctx, "[board]", data["board"])
+    w = "[board]"
+    _check_keys(ctx, w, t, _BOARD_KEYS)
+    name = _str(ctx, w, t, "name", required=True)
+    mcu = _str(ctx, w, t, "mcu", required=True)
+    assert name is not None and mcu is not None
+    f_cpu = _int(ctx, w, t, "f_cpu", required=True)
+    assert f_cpu is not None
+    if f_cpu <= 0:
+        raise ctx.fail(w, f"f_cpu must be a positive number of Hz, got {f_cpu}")
+    vcc = _int(ctx, w, t, "vcc_mv", required=True)
+    assert vcc is not None
+    lo, hi = VCC_RANGE_MV
+    if not lo <= vcc <= hi:
+        raise ctx.fail(w, f"vcc_mv {vcc} is outside {lo}..{hi} mV")
+    persistence: object = t.get("persistence_ms", 20)
+    if (
+        isinstance(persistence, bool)
+        or not isinstance(persistence, int | float)
+        or not math.isfinite(persistence)
+        or persistence <= 0
+    ):
+        raise ctx.fail(w, f"persistence_ms must be a positive number, got {persistence!r}")
+    return {
+        "name": name,
+        "mcu": mcu.lower(),
+        "f_cpu": f_cpu,
+        "vcc_mv": vcc,
+        "persistence_ms": float(persistence),
+        "firmware": _str(ctx, w, t, "firmware", required=False),
+        "variant": _str(ctx, w, t, "variant", required=False),
+    }
+
+
+def _parse_leds(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Led, ...]:
+    raw = data.get("led", [])
+    if not isinstance(raw, list):
+        raise ctx.fail("led", "must be an array of tables ([[led]])")
+    leds: list[Led] = []
+    names: set[str] = set()
+    pairs: dict[tuple[str, str], str] = {}
+    for i, item in enumerate(raw, 1):
+        t = _table(ctx, f"[[led]] #{i}", item)
+        name = _str(ctx, f"[[led]] #{i}", t, "name", required=True)
+        assert name is not None
+        w = f"led {name!r}"
+        _check_keys(ctx, w, t, _LED_KEYS)
+        if name in names:
+            raise ctx.fail(w, "duplicate LED name")
+        names.add(name)
+        a = _str(ctx, w, t, "anode", required=True)
+        c = _str(ctx, w, t, "cathode", required=True)
+        assert a is not None and c is not None
+        anode = _terminal(ctx, w, "anode", a, mcu, VCC)
+        cathode = _terminal(ctx, w, "cathode", c, mcu, GND)
+        if anode == cathode:
+            raise ctx.fail(w, f"anode and cathode are both {anode}")
+        # Two LEDs between the same two pins are indistinguishable: a typo in a
+        # charlieplex table. LEDs sharing a pin and a rail are a direct-drive
+        # group lit together (the die's B, C, D) and are allowed.
+        if anode not in (VCC, GND) and cathode not in (VCC, GND):
+            if (anode, cathode) in pairs:
+                other = pairs[(anode, cathode)]
+                raise ctx.fail(w, f"{anode}->{cathode} is already LED {other!r}")
+            pairs[(anode, cathode)] = name
+        x = _int(ctx, w, t, "x", required=False)
+        y = _int(ctx, w, t, "y", required=False)
+        if (x is None) != (y is None):
+            raise ctx.fail(w, "give both x and y, or neither")
+        if (x is not None and x < 0) or (y is not None and y < 0):
+            raise ctx.fail(w, f"x and y must be >= 0, got ({x}, {y})")
+        leds.append(Led(name, anode, cathode, x, y))
+    return tuple(leds)
+
+
+def _parse_analog(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[AnalogInput, ...]:
+    raw = _table(ctx, "[analog]", data.get("analog", {}))
+    out: list[AnalogInput] = []
+    pins: dict[str, str] = {}
+    for name, item in raw.items():
+        w = f"analog {name!r}"
+        t = _table(ctx, w, item)
+        _check_keys(ctx, w, t, _ANALOG_KEYS)
+        p = _str(ctx, w, t, "pin", required=True)
+        assert p is not None
+        pin = _pin(ctx, w, "pin", p, mcu)
+        channel = _int(ctx, w, t, "channel", required=True)
+        assert channel is not None
+        if not 0 <= channel <= 15:
+            raise ctx.fail(w, f"channel {channel} is outside 0..15")
+        adc = MCU_ADC_PINS.get(mcu)
+        if adc is not None and adc.get(pin) != channel:
+            real = f"ADC{adc[pin]}" if pin in adc else "no ADC input"
+            raise ctx.fail(w, f"{pin} is {real} on the {mcu}, not channel {channel}")
+        if pin in pins:
+            raise ctx.fail(w, f"{pin} is already analog input {pins[pin]!r}")
+        pins[pin] = name
+        out.append(AnalogInput(name, pin, channel))
+    return tuple(out)
+
+
+def _parse_buttons(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Button, ...]:
+    raw = data.get("button", [])
+    if not isinstance(raw, list):
+        raise ctx.fail("button", "must be an array of tables ([[button]])")
+    out: list[Button] = []
+    names: set[str] = set()
+    pins: dict[str, str] = {}
+    for i, item in enumerate(raw, 1):
+        t = _table(ctx, f"[[button]] #{i}", item)
+        name = _str(ctx, f"[[button]] #{i}", t, "name", required=True)
+        assert name is not None
+        w = f"button {name!r}"
+        _check_keys(ctx, w, t, _BUTTON_KEYS)
+        if name in names:
+            raise ctx.fail(w, "duplicate button name")
+        names.add(name)
+        kind = _str(ctx, w, t, "kind", required=False) or "input"
+        if kind not in _BUTTON_KINDS:
+            raise ctx.fail(w, f"kind {kind!r} is not one of {', '.join(_BUTTON_KINDS)}")
+        p = _str(ctx, w, t, "pin", required=False)
+        active = _str(ctx, w, t, "active", required=False)
+        if kind == "power":
+            if p is not None or active is not None:
+                raise ctx.fail(w, "a power button is the supply switch: it takes no pin or active")
+            if any(b.kind == "power" for b in out):
+                raise ctx.fail(w, "a board has at most one power button")
+            out.append(Button(name, kind))
+            continue
+        if p is None:
+            raise ctx.fail(w, "missing key 'pin'")
+        pin = _pin(ctx, w, "pin", p, mcu)
+        active = (active or "low").lower()
+        if active not in _ACTIVE_LEVELS:
+            raise ctx.fail(w, f"active {active!r} is not one of {', '.join(_ACTIVE_LEVELS)}")
+        if pin in pins:
+            raise ctx.fail(w, f"{pin} is already button {pins[pin]!r}")
+        pins[pin] = name
+        out.append(Button(name, kind, pin, active))
+    return tuple(out)
+
+
+def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
+    """Validate a decoded board file (the dict :func:`tomllib.load` returns).
+
+    ``source`` names the file in error messages. Raises :class:`BoardError`.
+    """
+    ctx = _Ctx(source)
+    _check_keys(ctx, "", data, _TOP_KEYS)
+    head = _parse_header(ctx, data)
+    mcu = head["mcu"]
+    leds = _parse_leds(ctx, data, mcu)
+    analog = _parse_analog(ctx, data, mcu)
+    buttons = _parse_buttons(ctx, data, mcu)
+
+    led_pins: dict[str, str] = {}
+    for led in leds:
+        for t in (led.anode, led.cathode):
+            led_pins.setdefault(t, led.name)
+    for a in analog:
+        if a.pin in led_pins:
+            raise ctx.fail(f"analog {a.name!r}", f"{a.pin} is also used by LED {led_pins[a.pin]!r}")
+    analog_pins = {a.pin: a.name for a in analog}
+    for b in buttons:
+        if b.pin is None:
+            continue
+        if b.pin in led_pins:
+            raise ctx.fail(f"button {b.name!r}", f"{b.pin} is also used by LED {led_pins[b.pin]!r}")
+        if b.pin in analog_pins:
+            raise ctx.fail(
+                f"button {b.name!r}", f"{b.pin} is also analog input {analog_pins[b.pin]!r}"
+            )
+    return Board(leds=leds, analog=analog, buttons=buttons, source=source, **head)
+
+
+def _shipped_dir() -> Traversable:
+    return resources.files("fairdie").joinpath("boards")
+
+
+def shipped_boards() -> tuple[str, ...]:
+    """Names of the board files shipped with fairdie (``"die-direct"``, ...)."""
+    d = _shipped_dir()
+    if not d.is_dir():
+        return ()
+    return tuple(
+        sorted(f.name.removesuffix(".toml") for f in d.iterdir() if f.name.endswith(".toml"))
+    )
+
+
+def load_board(path_or_name: str | Path) -> Board:
+    """Load a board file from a path, or a shipped board by name (``"die-direct"``).
+
+    A string that names an existing file is a path; otherwise it must be the
+    name of a shipped board. Raises :class:`BoardError`.
+    """
+    if isinstance(path_or_name, str) and not Path(path_or_name).is_file():
+        name = path_or_name.removesuffix(".toml")
+        shipped = shipped_boards()
+        if name not in shipped:
+            if "/" in path_or_name or path_or_name.endswith(".toml"):
+                raise BoardError(f"{path_or_name}: no such board file")
+            raise BoardError(
+                f"{path_or_name}: no such board file or shipped board"
+                f" (shipped: {', '.join(shipped) or 'none'})"
+            )
+        entry = _shipped_dir().joinpath(f"{name}.toml")
+        source = f"{name}.toml (shipped)"
+        try:
+            text = entry.read_text(encoding="utf-8")
+        except OSError as e:
+            raise BoardError(f"{source}: cannot read: {e.strerror or e}") from None
+    else:
+        path = Path(path_or_name)
+        source = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise BoardError(f"{source}: no such board file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise BoardError(f"{source}: cannot read: {e}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise BoardError(" ".join(f"{source}: not valid TOML: {e}".split())) from None
+    return parse_board(data, source=source)
