@@ -1,0 +1,88 @@
+# fairdie: `make` lists the targets. Newcomers run `make demo` and `make test`;
+# both set up what is missing first (system packages, .venv) and nothing else.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+PYTHON ?= python3
+VENV ?= .venv
+PYTEST_ARGS ?=
+
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.fairdie-setup-stamp
+SIM := harness/fairdie/sim
+
+# Setup re-runs when any of these is newer than the stamp.
+SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_shim.h \
+	ci/install-system-packages.sh
+
+# C under clang-format: the firmware, the simavr shim (not the cffi-generated
+# _simavr.c) and the test firmwares. Expanded only when a recipe needs it.
+C_SOURCES = $(sort $(shell find firmware tests -name '*.[ch]' -type f 2>/dev/null) \
+	$(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
+
+.PHONY: help setup demo test lint format firmware bench clean distclean
+
+help: ## list the targets (default)
+	@echo "fairdie make targets:"
+	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN { FS = ":.*## " } { printf "  make %-10s %s\n", $$1, $$2 }'
+	@echo "Variables: PYTEST_ARGS='-k foo' (extra pytest arguments), PYTHON=python3 (for .venv)"
+
+setup: ## install missing system packages (apt-get, sudo if not root), create .venv, pip install -e '.[dev]'
+	@rm -f $(STAMP)
+	@$(MAKE) $(STAMP)
+
+$(STAMP): $(SETUP_INPUTS)
+	@bash ci/install-system-packages.sh
+	@v=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null) || v="not found"; \
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+		echo "error: fairdie needs Python >= 3.11 but $(PYTHON) is $$v (set PYTHON=python3.X)" >&2; exit 1; }
+	@if ! $(VPY) -c '' 2>/dev/null; then \
+		echo "creating $(VENV) with $$(command -v $(PYTHON)) ($$($(PYTHON) --version 2>&1))"; \
+		rm -rf $(VENV); \
+		$(PYTHON) -m venv $(VENV); \
+	fi
+	@touch $@.building
+	$(VPY) -m pip install --disable-pip-version-check -q -e '.[dev]'
+	@# A copy of the extension under another suffix (say from build_ext --inplace)
+	@# would shadow the one just built: keep only files the install wrote.
+	@find $(SIM) -maxdepth 1 -name '_simavr*.so' ! -newer $@.building -print -delete | \
+		sed 's/^/removed stale extension /'
+	@mv -f $@.building $@
+	@echo "setup done: $(VENV) ready"
+
+demo: $(STAMP) ## set up if needed, then build the die, press it, draw faces, print the table
+	$(VENV)/bin/fairdie demo
+
+test: $(STAMP) ## set up if needed, then lint, then pytest (extra args: PYTEST_ARGS=...)
+	@$(MAKE) lint
+	$(VPY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP) ## ruff check, ruff format --check, mypy, clang-format --dry-run
+	$(VENV)/bin/ruff check harness tests
+	$(VENV)/bin/ruff format --check harness tests
+	$(VENV)/bin/mypy
+	clang-format --dry-run --Werror $(C_SOURCES)
+
+format: $(STAMP) ## apply ruff format and clang-format -i
+	$(VENV)/bin/ruff format harness tests
+	clang-format -i $(C_SOURCES)
+
+firmware: $(STAMP) ## build both die variants (direct, charlieplex) and print their sizes
+	$(VPY) -m fairdie.toolchain --variant direct
+	$(VPY) -m fairdie.toolchain --variant charlieplex
+
+bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
+	$(VENV)/bin/fairdie bench
+	$(VENV)/bin/fairdie bench --json
+
+clean: ## remove build outputs and caches (keeps .venv; the next run rebuilds the extension)
+	rm -rf build dist out .mypy_cache .ruff_cache .pytest_cache .hypothesis harness/*.egg-info
+	rm -f $(SIM)/_simavr.c $(SIM)/_simavr.o $(SIM)/_simavr*.so $(STAMP) $(STAMP).building
+	find harness tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean ## clean, and remove .venv too
+	rm -rf $(VENV)
