@@ -59,8 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("press", help="press the emulated die N times")
     pr.add_argument("--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N")
     pr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
-    pr.add_argument("--noise", default="floating", metavar="MODEL",
-                    help="floating (default), uniform, stuck:MILLIVOLTS")
+    pr.add_argument(
+        "--noise",
+        default="floating",
+        metavar="MODEL",
+        help="floating (default), uniform, stuck:MILLIVOLTS",
+    )
     pr.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
     pr.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
     pr.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
@@ -84,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
 def _draw(displays: Sequence[str], *, per_row: int = 9) -> str:
     from fairdie.die import render_face
 
-    rows = []
+    rows: list[str] = []
     for i in range(0, len(displays), per_row):
         faces = [render_face(d) for d in displays[i : i + per_row]]
         rows.extend("  ".join(lines) for lines in zip(*faces, strict=True))
@@ -105,7 +109,9 @@ def _cmd_build(a: argparse.Namespace) -> int:
         print(json.dumps(b.as_dict()))
     else:
         print(f"elf   {b.elf}\nhex   {b.hex}\neep   {b.eep}")
-        print(f"flash {b.flash_bytes} / {b.flash_budget} B   sram {b.sram_bytes} / {b.sram_budget} B")
+        print(
+            f"flash {b.flash_bytes} / {b.flash_budget} B   sram {b.sram_bytes} / {b.sram_budget} B"
+        )
     return 0
 
 
@@ -157,10 +163,14 @@ def _cmd_bench(a: argparse.Namespace) -> int:
         print(json.dumps(r))
         return 0
     print(f"simavr C loop (raw)       {r['raw_mcycles_per_s']:8.1f} Mcycles/s")
-    print(f"fairdie Chip.run          {r['harness_mcycles_per_s']:8.1f} Mcycles/s"
-          f"   ({r['harness_over_raw']:.3f} x raw)")
-    print(f"one step per Python call  {r['python_step_mcycles_per_s']:8.1f} Mcycles/s"
-          f"   (harness is {r['harness_over_python_step']:.1f} x faster)")
+    print(
+        f"fairdie Chip.run          {r['harness_mcycles_per_s']:8.1f} Mcycles/s"
+        f"   ({r['harness_over_raw']:.3f} x raw)"
+    )
+    print(
+        f"one step per Python call  {r['python_step_mcycles_per_s']:8.1f} Mcycles/s"
+        f"   (harness is {r['harness_over_python_step']:.1f} x faster)"
+    )
     print(f"10 s watchdog sleep       {r['hold_10s_wall_ms']:8.3f} ms wall")
     return 0
 
@@ -170,17 +180,23 @@ def _cmd_demo(a: argparse.Namespace) -> int:
     from fairdie.toolchain import build
 
     b = build("die_t13a", variant=a.variant)
-    print(f"built {b.elf.name} for the {b.mcu} at {b.f_cpu} Hz:"
-          f" flash {b.flash_bytes}/{b.flash_budget} B, sram {b.sram_bytes}/{b.sram_budget} B")
+    print(
+        f"built {b.elf.name} for the {b.mcu} at {b.f_cpu} Hz:"
+        f" flash {b.flash_bytes}/{b.flash_budget} B, sram {b.sram_bytes}/{b.sram_budget} B"
+    )
     die = Die(board=_VARIANT_BOARDS[a.variant], firmware=b.elf, seed=a.seed)
-    print(f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
-          f" {a.count} presses of 0.2 s\n")
+    print(
+        f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
+        f" {a.count} presses of 0.2 s\n"
+    )
     presses = [die.press(0.2) for _ in range(a.count)]
     print(_draw([str(p.face) if p.face else "invalid" for p in presses]))
     print()
     print(_table(die.counts))
     held = die.press(10.0)
-    print(f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(held.counts)}")
+    print(
+        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(held.counts)}"
+    )
     print(_draw([held.display]))
     return 0
 

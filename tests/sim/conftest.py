@@ -23,7 +23,9 @@ def build_test_firmware() -> Callable[..., Any]:
     """Build one of tests/firmware/<name> (cached by content)."""
     from fairdie.toolchain import build
 
-    def _build(name: str, *, mcu: str | None = None, f_cpu: int | None = None, **defines: Any) -> Any:
+    def _build(
+        name: str, *, mcu: str | None = None, f_cpu: int | None = None, **defines: Any
+    ) -> Any:
         return build(TEST_FIRMWARE / name, mcu=mcu, f_cpu=f_cpu, defines=defines)
 
     return _build

@@ -67,7 +67,15 @@ def test_press_held_ten_seconds(capsys):
 def test_press_charlieplex_and_hex_firmware(capsys):
     b = json.loads(run(capsys, "build", "--variant", "charlieplex", "--json")[1])
     rc, out, _ = run(
-        capsys, "press", "--variant", "charlieplex", "--firmware", b["hex"], "--count", "3", "--json"
+        capsys,
+        "press",
+        "--variant",
+        "charlieplex",
+        "--firmware",
+        b["hex"],
+        "--count",
+        "3",
+        "--json",
     )
     assert rc == 0 and len(json.loads(out)["faces"]) == 3
 
@@ -91,7 +99,7 @@ def test_press_draws_dice(capsys):
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):
-    rc, out, err = run(capsys, *argv)
+    rc, _out, err = run(capsys, *argv)
     assert rc == 2
     assert message in err
     assert err.strip().count("\n") <= 5 and "Traceback" not in err  # argparse adds its usage

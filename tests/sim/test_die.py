@@ -141,7 +141,9 @@ def shared_die() -> Callable[..., Die]:
     return get
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(table=counters(edges=True), codes=st.lists(adc_codes(), min_size=1, max_size=8))
 def test_any_eeprom_and_any_noise_never_wraps(shared_die, table, codes):
     die = shared_die()
@@ -156,7 +158,9 @@ def test_any_eeprom_and_any_noise_never_wraps(shared_die, table, codes):
         assert all(0 <= c <= 255 for c in p.counts)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(table=st.binary(min_size=64, max_size=64), code=adc_codes())
 def test_arbitrary_eeprom_bytes_are_a_valid_start(shared_die, table, code):
     die = shared_die()

@@ -6,6 +6,7 @@ derived in its banner.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ def toggles(chip: Chip, pin_bit: int = 0) -> list[int]:
 
 
 def periods(cycles: list[int]) -> set[int]:
-    return {b - a for a, b in zip(cycles, cycles[1:], strict=False)}
+    return {b - a for a, b in itertools.pairwise(cycles)}
 
 
 # ---- timing ------------------------------------------------------------------
@@ -336,7 +337,7 @@ def test_vcd_of_pins_and_signals(make_chip, tmp_path: Path):
     assert "$var wire 1 ! PB0 $end" in text and "eeprom_busy" in text
     stamps = [int(line[1:]) for line in text.splitlines() if line.startswith("#")]
     assert stamps == sorted(stamps)
-    t0 = [c for c in toggles(chip)][0]
+    t0 = next(iter(toggles(chip)))
     assert f"#{round(t0 * 1e9 / F)}" in text
 
 

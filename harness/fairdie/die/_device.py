@@ -76,7 +76,11 @@ class Die:
         )
         self.seed = seed
         self.chip = Chip(
-            fw, mcu=self.board.mcu, f_cpu=f_cpu or fw.f_cpu or f, vcc_mv=self.board.vcc_mv, seed=seed
+            fw,
+            mcu=self.board.mcu,
+            f_cpu=f_cpu or fw.f_cpu or f,
+            vcc_mv=self.board.vcc_mv,
+            seed=seed,
         )
         self.chip.erase_eeprom()
         if eeprom is not None:
@@ -123,12 +127,12 @@ class Die:
         """LEDs seen lit over the persistence window ending at cycle ``at`` (default: now)."""
         end = self.chip.cycle if at is None else at
         start = max(self._trace_start, end - self._window)
-        if end <= start or not self.chip.powered and at is None:
+        if end <= start or (not self.chip.powered and at is None):
             return frozenset()
         return self._leds.decode(self._initial, self.chip.port_changes, start, end)
 
     def display(self, at: int | None = None) -> str:
-        """"1".."6", "all", "off" or "invalid", as an eye would read the LEDs."""
+        """ "1".."6", "all", "off" or "invalid", as an eye would read the LEDs."""
         return decode_face(self.lit(at))
 
     # ---- pressing ---------------------------------------------------------------

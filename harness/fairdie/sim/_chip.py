@@ -55,7 +55,7 @@ class SignalChange:
     value: int
 
 
-@ffi.def_extern()  # type: ignore[misc]
+@ffi.def_extern()  # type: ignore[untyped-decorator]
 def fd_py_adc(handle: Any, channel: int) -> int:
     chip: Chip = ffi.from_handle(handle)
     return chip._feed_adc(channel)
@@ -466,7 +466,9 @@ class Chip:
         """Write the recorded trace (since ``start``) as a VCD file."""
         from fairdie.sim._vcd import write_vcd
 
-        names = list(pins) if pins is not None else [f"P{p}{b}" for p in self.ports for b in range(8)]
+        names = (
+            list(pins) if pins is not None else [f"P{p}{b}" for p in self.ports for b in range(8)]
+        )
         for n in names:
             self._pin(n)
         return write_vcd(
@@ -478,4 +480,3 @@ class Chip:
             signal_changes=[c for c in self.signal_changes if c.cycle >= start],
             end=self.cycle,
         )
-

@@ -59,7 +59,9 @@ class Firmware:
         except KeyError:
             where = self.path.name if self.path else "the firmware"
             if not self.symbols:
-                raise FirmwareError(f"{where} has no symbols (a HEX file?): cannot find {name!r}")
+                raise FirmwareError(
+                    f"{where} has no symbols (a HEX file?): cannot find {name!r}"
+                ) from None
             raise FirmwareError(f"{where} has no symbol {name!r}") from None
 
 
@@ -87,7 +89,9 @@ def load_firmware(
     head = p.read_bytes()[:4]
     if head == b"\x7fELF":
         if eep is not None:
-            raise FirmwareError(f"{p}: an ELF carries its own EEPROM section; --eep is for HEX files")
+            raise FirmwareError(
+                f"{p}: an ELF carries its own EEPROM section; --eep is for HEX files"
+            )
         fw = _load_elf(p.resolve(), p.stat().st_mtime_ns)
     elif head[:1] == b":":
         flash = _to_image(read_ihex(p), p, "flash")

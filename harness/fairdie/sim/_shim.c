@@ -28,7 +28,7 @@ int fd_py_adc(void *handle, int channel);
 #define FD_TRACE_CAP (1u << 16)
 #define FD_TRACE_MARGIN 64u
 #define FD_STOP_SLEPT (1u << 16) /* internal: the core fell asleep */
-#define FD_ADC_CHANNELS 16 /* ADC_IRQ_ADC0..ADC15 */
+#define FD_ADC_CHANNELS 16       /* ADC_IRQ_ADC0..ADC15 */
 
 enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON };
 
@@ -483,8 +483,8 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
     c->quiet_cycles = quiet_cycles;
     if (quiet_cycles) {
         uint64_t target = c->last_pin_change + quiet_cycles;
-        avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1,
-                                 fd_quiet_timer, c);
+        avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1, fd_quiet_timer,
+                                 c);
     }
     uint32_t stop = 0;
     while (!stop) {
@@ -497,8 +497,7 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop)
                 avr->run(avr);
         } else {
-            while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop &&
-                   avr->pc != pc)
+            while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop && avr->pc != pc)
                 avr->run(avr);
             if (avr->pc == pc && avr->state == cpu_Running)
                 stop |= FD_STOP_PC;

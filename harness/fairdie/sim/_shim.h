@@ -71,8 +71,7 @@ typedef struct fd_ee_write {
 } fd_ee_write;
 
 /* Lifetime. fd_new returns NULL when simavr does not know the MCU. */
-fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *handle,
-                uint32_t fixes);
+fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *handle, uint32_t fixes);
 void fd_free(fd_chip *chip);
 void fd_get_info(fd_chip *chip, fd_info *info);
 int fd_load_flash(fd_chip *chip, const uint8_t *code, uint32_t size, uint32_t address);

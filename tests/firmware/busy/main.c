@@ -29,6 +29,7 @@ __attribute__((used)) unsigned char EEMEM ee_image[4] = {1, 2, 3, 4};
 int main(void) {
     DDRB = 1 << PB0;
     marker = 0x5A;
+    /* clang-format off */
     __asm__ volatile("1:\n\t" TOGGLE
                      "    ldi r24, %[n]     \n\t"
                      "2:  dec r24           \n\t"
@@ -37,5 +38,6 @@ int main(void) {
                      :
                      : [pinb] "I"(_SFR_IO_ADDR(PINB)), [n] "M"(BUSY_N)
                      : "r24");
+    /* clang-format on */
     return 0;
 }
