@@ -78,6 +78,23 @@ def _value(config: pytest.Config, o: _Option) -> str | None:
     return str(ini) if ini else o.default
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Reject a bad option before any test runs (pytest exits with a usage error)."""
+    given = {o.name: _value(config, o) for o in OPTIONS}
+    if not given["fairdie_firmware"] and not given["fairdie_board"]:
+        return
+    from fairdie.board import load_board
+    from fairdie.errors import FairdieError
+    from fairdie.sim import load_firmware
+
+    try:
+        board = load_board(given["fairdie_board"] or "die-direct")
+        if given["fairdie_firmware"]:
+            load_firmware(Path(given["fairdie_firmware"]), mcu=board.mcu, f_cpu=board.f_cpu)
+    except FairdieError as e:
+        raise pytest.UsageError(f"fairdie: {e}") from None
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     parts = [f"{o.name}={_value(config, o)}" for o in OPTIONS]
     return ["fairdie: " + ", ".join(parts)]
