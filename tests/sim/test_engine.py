@@ -89,6 +89,12 @@ def test_adc_matches_formula(make_chip, vcc):
     assert chip.read_var("result_int") == min(1023, mvs[2] * 1023 // 1100)
 
 
+def test_unfed_adc_channel_reads_zero(make_chip):
+    chip = make_chip("adc")
+    chip.run(seconds=0.02)
+    assert adc_results(chip) == [0, 0, 0, 0]
+
+
 def test_adc_callable_is_called_once_per_conversion(make_chip):
     chip = make_chip("adc")
     calls: list[int] = []
@@ -194,6 +200,14 @@ def test_sram_does_not_survive_a_power_cut_and_is_seeded(make_chip):
     a.power_off()
     a.power_on()
     assert a.read_data(*sram) != before
+
+
+def test_sleep_with_interrupts_off_halts(make_chip):
+    chip = make_chip("eeprom")  # ends in cli; sleep
+    chip.run(seconds=0.02)
+    start = chip.cycle
+    assert chip.run(1000) == StopReason.DEADLINE | StopReason.HALTED
+    assert chip.cycle == start + 1000 and chip.sleeping
 
 
 def test_erased_chip_and_elf_eeprom_section(build_test_firmware):
@@ -311,6 +325,9 @@ def test_io_by_name_and_driving_inputs(make_chip):
     chip.drive("PB3", True)
     assert chip.port_regs("B")[2] & 0b1000
     chip.drive("PB3", False)
+    assert not chip.port_regs("B")[2] & 0b1000
+    chip.drive("PB3", True)
+    chip.drive("PB3", None)  # released, no pull-up: reads low
     assert not chip.port_regs("B")[2] & 0b1000
     with pytest.raises(FairdieError, match="no register"):
         chip.read_io("PORTZ")
