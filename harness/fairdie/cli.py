@@ -125,7 +125,9 @@ def _make_die(a: argparse.Namespace) -> Any:
         from fairdie.board import load_board
 
         bd = load_board(board)
-        firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu or bd.f_cpu)
+        firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu)
+        if firmware.f_cpu is None:  # a HEX: the board's clock
+            firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=bd.f_cpu)
     elif a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
     return Die(board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu)

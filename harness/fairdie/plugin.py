@@ -78,6 +78,15 @@ def _value(config: pytest.Config, o: _Option) -> str | None:
     return str(ini) if ini else o.default
 
 
+def _load(path: Path, board: Board) -> Firmware:
+    """A user's firmware for ``board``: an ELF names its MCU and clock (and must
+    match the board's MCU); a HEX takes both from the board."""
+    from fairdie.sim import load_firmware
+
+    fw = load_firmware(path, mcu=board.mcu)
+    return fw if fw.f_cpu else load_firmware(path, mcu=board.mcu, f_cpu=board.f_cpu)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Reject a bad option before any test runs (pytest exits with a usage error)."""
     given = {o.name: _value(config, o) for o in OPTIONS}
@@ -85,12 +94,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     from fairdie.board import load_board
     from fairdie.errors import FairdieError
-    from fairdie.sim import load_firmware
 
     try:
         board = load_board(given["fairdie_board"] or "die-direct")
         if given["fairdie_firmware"]:
-            load_firmware(Path(given["fairdie_firmware"]), mcu=board.mcu, f_cpu=board.f_cpu)
+            _load(Path(given["fairdie_firmware"]), board)
     except FairdieError as e:
         raise pytest.UsageError(f"fairdie: {e}") from None
 
@@ -124,13 +132,12 @@ def fairdie_board(pytestconfig: pytest.Config) -> Board:
 def fairdie_firmware(pytestconfig: pytest.Config, fairdie_board: Board) -> Firmware | None:
     """The user's firmware, loaded and checked; None when we build our own."""
     from fairdie.errors import FairdieError
-    from fairdie.sim import load_firmware
 
     path = _value(pytestconfig, OPTIONS[0])
     if not path:
         return None
     try:
-        return load_firmware(Path(path), mcu=fairdie_board.mcu, f_cpu=fairdie_board.f_cpu)
+        return _load(Path(path), fairdie_board)
     except FairdieError as e:
         raise pytest.UsageError(str(e)) from None
 

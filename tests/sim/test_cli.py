@@ -115,6 +115,15 @@ def test_firmware_for_another_mcu(capsys, tmp_path):
     assert rc == 2 and "built for attiny85, not attiny13a" in err
 
 
+def test_firmware_for_another_clock(capsys):
+    elf = json.loads(run(capsys, "build", "--json")[1])["elf"]  # 1.2 MHz
+    rc, _, err = run(capsys, "press", "--firmware", elf, "--f-cpu", "9600000")
+    assert rc == 2 and "built for 1200000 Hz, not 9600000 Hz" in err
+    fast = json.loads(run(capsys, "build", "--f-cpu", "9600000", "--json")[1])["elf"]
+    rc, out, _ = run(capsys, "press", "--firmware", fast, "--json")
+    assert rc == 0 and json.loads(out)["faces"]
+
+
 def test_firmware_too_large(capsys, tmp_path):
     lines = []
     for a in range(0, 2048, 16):

@@ -75,6 +75,7 @@ def test_direct_wiring_drives_the_group_pins(die_factory):
     die.chip.run(seconds=0.06)
     # face 5 = groups A, B, C on PB0, PB1, PB2; D (PB3) off
     assert [die.chip.level(p).value for p in ("PB0", "PB1", "PB2", "PB3")] == ["1", "1", "1", "0"]
+    assert die.chip.sleeping  # asleep, and the pins hold the face
     die.chip.power_off()
 
 
@@ -151,11 +152,23 @@ def test_any_eeprom_and_any_noise_never_wraps(shared_die, table, codes):
     die.set_noise(Codes(codes))
     model = tuple(table)
     for code in codes:
+        before = die.counts
         p = die.press(0.06)
         face, model = reference_press(model, code)
         assert p.face == face and 1 <= p.face <= 6
         assert p.counts == model
         assert all(0 <= c <= 255 for c in p.counts)
+        i = face - 1
+        if before[i] < 255:  # exactly the face shown went up by one
+            assert [a - b for a, b in zip(p.counts, before, strict=True)] == [
+                int(k == i) for k in range(6)
+            ]
+        else:  # rebased first: the faces keep their order, ties included
+            rebased = [c - (k == i) for k, c in enumerate(p.counts)]
+            for a, b in itertools.combinations(range(6), 2):
+                assert (before[a] > before[b]) - (before[a] < before[b]) == (
+                    rebased[a] > rebased[b]
+                ) - (rebased[a] < rebased[b])
 
 
 @settings(

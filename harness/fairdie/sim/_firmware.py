@@ -81,7 +81,7 @@ def load_firmware(
     """Load an ELF, or an Intel HEX with an optional .eep beside it.
 
     ``mcu`` and ``f_cpu`` fill in what the file does not say; when an ELF names
-    a different MCU than ``mcu``, that is an error (a build for another chip).
+    another MCU or clock, that is an error (a build for another chip or fuses).
     """
     p = Path(path)
     if not p.is_file():
@@ -106,6 +106,8 @@ def load_firmware(
         raise FirmwareError(f"{p}: neither an ELF nor an Intel HEX file")
     if mcu is not None and fw.mcu is not None and not mcu_matches(mcu, fw.mcu):
         raise FirmwareError(f"{p}: built for {fw.mcu}, not {mcu}")
+    if f_cpu is not None and fw.f_cpu is not None and f_cpu != fw.f_cpu:
+        raise FirmwareError(f"{p}: built for {fw.f_cpu} Hz, not {f_cpu} Hz")
     return Firmware(
         path=fw.path,
         flash=fw.flash,
