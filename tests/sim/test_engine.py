@@ -329,6 +329,12 @@ def test_io_by_name_and_driving_inputs(make_chip):
     chip.drive("PB3", True)
     chip.drive("PB3", None)  # released, no pull-up: reads low
     assert not chip.port_regs("B")[2] & 0b1000
+    chip.write_io("DDRB", 0b10)  # through the port's handler: traced like a CPU write
+    chip.write_io("PORTB", 0b10)
+    assert chip.level("PB1") is Level.HIGH
+    assert chip.port_changes[-1].ddr == 0b10 and chip.port_changes[-1].port_value == 0b10
+    with pytest.raises(FairdieError, match="outside the attiny13a"):
+        chip.read_data(0x9F, 2)
     with pytest.raises(FairdieError, match="no register"):
         chip.read_io("PORTZ")
     with pytest.raises(FairdieError, match="no port"):

@@ -61,6 +61,12 @@ def fd_py_adc(handle: Any, channel: int) -> int:
     return chip._feed_adc(channel)
 
 
+def _check(rc: int, error: type[FairdieError], message: str) -> None:
+    """The one place a shim status becomes an exception: 0 is success."""
+    if rc != 0:
+        raise error(message)
+
+
 def _check_range(what: str, value: float, lo: float, hi: float) -> None:
     if not (lo <= value <= hi) or (isinstance(value, float) and math.isnan(value)):
         raise FairdieError(f"{what} {value} is out of range ({lo}..{hi})")
@@ -133,7 +139,7 @@ class Chip:
             raise FirmwareError(
                 f"{name} needs {len(fw.flash)} bytes of flash; the {self.mcu} has {self.flash_size}"
             )
-        lib.fd_load_flash(self._c, fw.flash, len(fw.flash), 0)
+        _check(lib.fd_load_flash(self._c, fw.flash, len(fw.flash), 0), FirmwareError, "flash load")
         image = eeprom if eeprom is not None else fw.eeprom
         if image:
             self.write_eeprom(0, image)
@@ -290,14 +296,20 @@ class Chip:
     def read_data(self, address: int, size: int = 1) -> bytes:
         """Data space: registers, I/O and SRAM, by data-space address."""
         buf = ffi.new("uint8_t[]", max(size, 1))
-        if lib.fd_data_read(self._c, address, buf, size) != 0:
-            raise FairdieError(f"data read 0x{address:x}+{size} is outside the {self.mcu}")
+        _check(
+            lib.fd_data_read(self._c, address, buf, size),
+            FairdieError,
+            f"data read 0x{address:x}+{size} is outside the {self.mcu}",
+        )
         return bytes(ffi.buffer(buf, size))
 
     def write_data(self, address: int, data: bytes) -> None:
         """Poke data space directly (no peripheral sees it)."""
-        if lib.fd_data_write(self._c, address, data, len(data)) != 0:
-            raise FairdieError(f"data write 0x{address:x}+{len(data)} is outside the {self.mcu}")
+        _check(
+            lib.fd_data_write(self._c, address, data, len(data)),
+            FairdieError,
+            f"data write 0x{address:x}+{len(data)} is outside the {self.mcu}",
+        )
 
     def register(self, name: str) -> int:
         """Data-space address of an I/O register by its datasheet name."""
@@ -312,7 +324,12 @@ class Chip:
     def write_io(self, name: str, value: int) -> None:
         """Write an I/O register as the CPU would (the peripheral reacts)."""
         _check_range(name, value, 0, 255)
-        lib.fd_io_write(self._c, self.register(name), value)
+        address = self.register(name)
+        _check(
+            lib.fd_io_write(self._c, address, value),
+            FairdieError,
+            f"{name} (0x{address:x}) is no I/O register of the {self.mcu}",
+        )
         self._drain()
 
     def symbol(self, name: str) -> Symbol:
@@ -340,11 +357,12 @@ class Chip:
         return bytes(ffi.buffer(buf, self.eeprom_size))
 
     def write_eeprom(self, address: int, data: bytes) -> None:
-        if lib.fd_eeprom_write(self._c, address, bytes(data), len(data)) != 0:
-            raise FirmwareError(
-                f"EEPROM image of {len(data)} bytes at {address} does not fit"
-                f" the {self.mcu}'s {self.eeprom_size} bytes"
-            )
+        _check(
+            lib.fd_eeprom_write(self._c, address, bytes(data), len(data)),
+            FirmwareError,
+            f"EEPROM image of {len(data)} bytes at {address} does not fit"
+            f" the {self.mcu}'s {self.eeprom_size} bytes",
+        )
 
     def erase_eeprom(self) -> None:
         """All 0xFF, as a new or chip-erased part."""
@@ -384,8 +402,11 @@ class Chip:
     def port_regs(self, port: str) -> tuple[int, int, int]:
         """(DDR, PORT, PIN) of a port, e.g. ``chip.port_regs("B")``."""
         d, o, p = ffi.new("uint8_t *"), ffi.new("uint8_t *"), ffi.new("uint8_t *")
-        if lib.fd_port_regs(self._c, port.upper().encode(), d, o, p) != 0:
-            raise FairdieError(f"the {self.mcu} has no port {port}")
+        _check(
+            lib.fd_port_regs(self._c, port.upper().encode(), d, o, p),
+            FairdieError,
+            f"the {self.mcu} has no port {port}",
+        )
         return int(d[0]), int(o[0]), int(p[0])
 
     def level(self, pin: str) -> Level:
@@ -401,7 +422,9 @@ class Chip:
         it then reads its pull-up, or low when floating, as simavr does)."""
         port, bit = self._pin(pin)
         lvl = -1 if level is None else int(bool(level))
-        lib.fd_pin_drive(self._c, port.encode(), bit, lvl)
+        _check(
+            lib.fd_pin_drive(self._c, port.encode(), bit, lvl), FairdieError, f"cannot drive {pin}"
+        )
         self._drain()
 
     def set_adc(self, channel: int, source: AdcSource) -> None:
@@ -415,8 +438,7 @@ class Chip:
             _check_range("ADC millivolts", float(source), 0, 65535)
             self._adc.pop(channel, None)
             rc = lib.fd_adc_constant(self._c, channel, round(source))
-        if rc != 0:
-            raise FairdieError(f"the {self.mcu} has no ADC channel {channel}")
+        _check(rc, FairdieError, f"the {self.mcu} has no ADC channel {channel}")
 
     def _feed_adc(self, channel: int) -> int:
         try:
