@@ -6,8 +6,10 @@ counted in CPU cycles; seconds appear only as conveniences at the edges.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +34,13 @@ _STOP_BITS = (
     (lib.FD_STOP_HALTED, StopReason.HALTED),
 )
 _EE_MODES = ("erase+write", "erase", "write")
-_TRACE_BATCH = 1 << 16
+_TRACE_BATCH = 1 << 14
+_EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
+
+# Live chips by id, for the ADC callback. The C side holds the id, not a
+# reference, so a chip is freed as soon as Python drops it (no cycle to wait for).
+_CHIPS: weakref.WeakValueDictionary[int, Chip] = weakref.WeakValueDictionary()
+_IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
 
 #: The simavr 1.6 fixes a chip applies (all by default); see README "The engine".
@@ -57,8 +65,8 @@ class SignalChange:
 
 @ffi.def_extern()  # type: ignore[untyped-decorator]
 def fd_py_adc(handle: Any, channel: int) -> int:
-    chip: Chip = ffi.from_handle(handle)
-    return chip._feed_adc(channel)
+    chip = _CHIPS.get(int(ffi.cast("uintptr_t", handle)))
+    return -1 if chip is None else chip._feed_adc(channel)
 
 
 def _check(rc: int, error: type[FairdieError], message: str) -> None:
@@ -117,11 +125,13 @@ class Chip:
             raise FairdieError(f"unknown simavr fix {sorted(unknown)[0]!r}")
         self.simavr_fixes = frozenset(fixes)
         mask = sum(SIMAVR_FIXES[f] for f in fixes)
-        self._handle = ffi.new_handle(self)
+        self._id = next(_IDS)
+        _CHIPS[self._id] = self
+        handle = ffi.cast("void *", self._id)
         raw = ffi.NULL
         # simavr names the "A" parts' cores without the A (attiny84a -> attiny84)
         for core in dict.fromkeys([self.mcu.removesuffix("a"), self.mcu]):
-            raw = lib.fd_new(core.encode(), self.frequency, self.vcc_mv, self._handle, mask)
+            raw = lib.fd_new(core.encode(), self.frequency, self.vcc_mv, handle, mask)
             if raw != ffi.NULL:
                 break
         if raw == ffi.NULL:
@@ -147,7 +157,6 @@ class Chip:
         self._rng = random.Random(seed)
         self._adc: dict[int, Callable[[int], float]] = {}
         self._adc_error: BaseException | None = None
-        self._events = ffi.new("fd_event[]", _TRACE_BATCH)
         self.port_changes: list[PortChange] = []
         self.signal_changes: list[SignalChange] = []
         self.power_on_cycle = 0
@@ -452,7 +461,7 @@ class Chip:
     # ---- trace ----------------------------------------------------------------------
 
     def _drain(self) -> None:
-        ev = self._events
+        ev = _EVENTS
         while True:
             n = lib.fd_trace_drain(self._c, ev, _TRACE_BATCH)
             for i in range(n):

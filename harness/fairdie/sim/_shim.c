@@ -25,7 +25,7 @@
 int fd_py_adc(void *handle, int channel);
 
 #define FD_MAX_PORTS 12
-#define FD_TRACE_CAP (1u << 16)
+#define FD_TRACE_CAP (1u << 14)
 #define FD_TRACE_MARGIN 64u
 #define FD_STOP_SLEPT (1u << 16) /* internal: the core fell asleep */
 #define FD_ADC_CHANNELS 16       /* ADC_IRQ_ADC0..ADC15 */
