@@ -35,6 +35,16 @@ def _int_in(lo: int, hi: int) -> Any:
     return parse
 
 
+def _counts(text: str) -> bytes:
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not six numbers: {text!r}") from None
+    if len(values) != 6 or not all(0 <= v <= 255 for v in values):
+        raise argparse.ArgumentTypeError(f"expected six counts 0..255 (face 1 first): {text!r}")
+    return bytes(values)
+
+
 def _seconds(text: str) -> float:
     try:
         v = float(text)
@@ -71,6 +81,12 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
     pr.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
     pr.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
+    pr.add_argument(
+        "--counts",
+        type=_counts,
+        metavar="C1,...,C6",
+        help="start from this table (default: erased)",
+    )
     pr.add_argument("--json", action="store_true", help="print one JSON object")
 
     be = sub.add_parser("bench", help="measure the engine's speed")
@@ -130,7 +146,10 @@ def _make_die(a: argparse.Namespace) -> Any:
             firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=bd.f_cpu)
     elif a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
-    return Die(board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu)
+    die = Die(board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu)
+    if a.counts is not None:
+        die.set_counts(a.counts)
+    return die
 
 
 def _cmd_press(a: argparse.Namespace) -> int:

@@ -59,6 +59,24 @@ def test_press_is_reproducible_from_its_seed(capsys):
     assert a == b and a["faces"] != c["faces"]
 
 
+def test_press_from_a_given_table(capsys):
+    r = json.loads(
+        run(capsys, "press", "--counts", "1,1,1,0,1,1", "--noise", "stuck:0", "--json")[1]
+    )
+    assert r["faces"] == [4] and r["counts"] == [1, 1, 1, 1, 1, 1]
+
+
+def test_hex_with_its_eep_starts_from_that_table(capsys, tmp_path):
+    b = json.loads(run(capsys, "build", "--json")[1])
+    body = bytes([6, 0, 0, 0]) + bytes([1, 1, 0, 1, 1, 1])
+    eep = tmp_path / "t.eep"
+    eep.write_text(":" + (body + bytes([-sum(body) & 0xFF])).hex().upper() + "\n:00000001FF\n")
+    rc, out, _ = run(
+        capsys, "press", "--firmware", b["hex"], "--eep", str(eep), "--noise", "stuck:0", "--json"
+    )
+    assert rc == 0 and json.loads(out)["faces"] == [3]
+
+
 def test_press_held_ten_seconds(capsys):
     r = json.loads(run(capsys, "press", "--hold", "10", "--json")[1])
     assert r["display"] == "all" and r["counts"] == [0] * 6
@@ -96,6 +114,8 @@ def test_press_draws_dice(capsys):
         (["press", "--board", "/nonexistent/board.toml"], "no such board file"),
         (["build", "--f-cpu", "99"], "out of range"),
         (["press", "--eep", "x.eep"], "--eep goes with --firmware"),
+        (["press", "--counts", "1,2,3"], "expected six counts"),
+        (["press", "--counts", "1,2,3,4,5,256"], "expected six counts"),
     ],
 )
 def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):

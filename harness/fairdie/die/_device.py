@@ -44,7 +44,8 @@ class Die:
     ``firmware``: an ELF/HEX path or :class:`Firmware` (default: build ours
     for the board's variant and clock). ``noise``: a noise model, a CLI noise
     name ("floating", "uniform", "stuck:MV") or None for the default.
-    ``eeprom``: the starting EEPROM (default: erased, all 0xFF).
+    ``eeprom``: the starting EEPROM (default: the firmware's own EEPROM image,
+    from an ELF's .eeprom section or a HEX's .eep, else erased: all 0xFF).
     """
 
     def __init__(
@@ -82,7 +83,6 @@ class Die:
             vcc_mv=self.board.vcc_mv,
             seed=seed,
         )
-        self.chip.erase_eeprom()
         if eeprom is not None:
             self.chip.write_eeprom(0, eeprom)
         self._leds = LedDecoder(self.board)
