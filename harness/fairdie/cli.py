@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -169,10 +170,9 @@ def _cmd_press(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps(out))
         return 0
-    print(_draw([p.display if p.hold_s > 9.9 else str(p.face or "invalid") for p in presses]))
+    print(_draw([str(p.face) if p.face else p.display for p in presses]))
     print(_table(die.counts))
-    replay = f"fairdie press --count {a.count} --hold {a.hold:g} --noise {a.noise} --seed {a.seed}"
-    print(f"display at release: {out['display']}    replay: {replay}")
+    print(f"display at release: {out['display']}    replay: {a.replay}")
     return 0
 
 
@@ -211,7 +211,7 @@ def _cmd_demo(a: argparse.Namespace) -> int:
         f" {a.count} presses of 0.2 s\n"
     )
     presses = [die.press(0.2) for _ in range(a.count)]
-    print(_draw([str(p.face) if p.face else "invalid" for p in presses]))
+    print(_draw([str(p.face) if p.face else p.display for p in presses]))
     print()
     print(_table(die.counts))
     held = die.press(10.0)
@@ -223,7 +223,10 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    # every run is reproducible from its arguments (the seed defaults to a fixed value)
+    args.replay = shlex.join(["fairdie", *argv])
     handler = {
         "build": _cmd_build,
         "press": _cmd_press,
