@@ -243,10 +243,61 @@ def test_ten_seconds_of_watchdog_sleep_is_cheap(make_chip):
 
 # ---- each simavr 1.6 fix, shown to matter --------------------------------------------
 
-ALL_BUT = {
-    f: {"sleep", "extint", "ioend", "porf", "eeprom", "sram"} - {f}
-    for f in ("sleep", "extint", "ioend", "porf", "eeprom", "sram")
-}
+FIXES = {"sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit"}
+ALL_BUT = {f: FIXES - {f} for f in FIXES}
+
+
+def test_every_fix_is_listed():
+    from fairdie.sim._chip import SIMAVR_FIXES
+
+    assert set(SIMAVR_FIXES) == FIXES
+
+
+def irq_latencies(chip: Chip) -> list[int]:
+    """Cycles from each PB1 edge to the ISR's toggle of PB0 (irq firmware)."""
+    out, edge, last = [], None, None
+    for ch in chip.port_changes:
+        regs = (ch.ddr, ch.port_value)
+        if last is not None and (regs[1] ^ last[1]) & 0b10:
+            edge = ch.cycle
+        if last is not None and (regs[1] ^ last[1]) & 0b01 and edge is not None:
+            out.append(ch.cycle - edge)
+            edge = None
+        last = regs
+    return out
+
+
+@pytest.mark.parametrize(("fixes", "cycles"), [(None, 8), (ALL_BUT["irq"], 4)])
+def test_interrupt_response_time(make_chip, fixes, cycles):
+    # sbi (2) + response (4) + the vector's rjmp (2); simavr alone enters at no cost
+    chip = make_chip("irq", IRQ_SELF=1, chip_args={"simavr_fixes": fixes})
+    chip.run(2000)
+    lat = irq_latencies(chip)
+    assert len(lat) > 20
+    assert set(lat[1:]) == {cycles}
+
+
+@pytest.mark.parametrize(("fixes", "cycles"), [(None, 10), (ALL_BUT["irq"], 2)])
+def test_interrupt_response_from_sleep(make_chip, fixes, cycles):
+    # response (4) + 4 more to wake + the vector's rjmp (2), from the edge
+    chip = make_chip("irq", chip_args={"simavr_fixes": fixes})
+    chip.run(500)
+    for level in (True, False, True, False):
+        assert chip.sleeping
+        edge = chip.cycle
+        chip.drive("PB1", level)
+        chip.run(200)
+        assert [c.cycle - edge for c in chip.port_changes if c.cycle > edge][:1] == [cycles]
+
+
+def test_without_pin_bit_fix_sbi_on_pin_toggles_other_pins(make_chip):
+    fixed = make_chip("irq", IRQ_SELF=1)
+    broken = make_chip("irq", IRQ_SELF=1, chip_args={"simavr_fixes": ALL_BUT["pin_bit"]})
+    for chip in (fixed, broken):
+        chip.run(40)
+    # the ISR's `sbi PINB,0` ran while PB1 was high: only PB0 may toggle
+    assert fixed.port_regs("B")[1] == 0b11
+    assert broken.port_regs("B")[1] == 0b01
 
 
 def test_without_sleep_fix_the_host_sleeps(make_chip):

@@ -50,6 +50,8 @@ SIMAVR_FIXES = {
     "ioend": lib.FD_FIX_IOEND,  # a reset clears the I/O registers (ATtiny13 core)
     "porf": lib.FD_FIX_PORF,  # power-on sets PORF in MCUSR
     "eeprom": lib.FD_FIX_EEPROM,  # datasheet EEPROM programming time, EEPM modes
+    "irq": lib.FD_FIX_IRQ,  # interrupt response: 4 cycles, 8 when it wakes the CPU
+    "pin_bit": lib.FD_FIX_PIN_BIT,  # SBI/CBI on PINx toggles one pin
     "sram": 0,  # power-on refills registers and SRAM (done here, not in C)
 }
 

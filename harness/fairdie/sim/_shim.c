@@ -14,6 +14,7 @@
 #include <simavr/avr_watchdog.h>
 #include <simavr/sim_avr.h>
 #include <simavr/sim_cycle_timers.h>
+#include <simavr/sim_interrupts.h>
 #include <simavr/sim_io.h>
 #include <simavr/sim_irq.h>
 #include <simavr/sim_time.h>
@@ -132,8 +133,24 @@ static void fd_port_seen(fd_chip *c, int i) {
     fd_log(c, FD_EV_PORT, (uint32_t)p->name, ddr, out);
 }
 
+/* simavr runs SBI/CBI as a read-modify-write of the whole register. On a
+ * PINx register that toggles every pin reading high, where the hardware
+ * writes the one bit (SBI toggles that pin; CBI toggles none). The
+ * instruction being executed is still at avr->pc while it writes. */
+static uint8_t fd_pin_bit_write(avr_t *avr, avr_io_addr_t addr, uint8_t v) {
+    if (avr->pc + 1 > avr->flashend)
+        return v;
+    uint16_t op = (uint16_t)(avr->flash[avr->pc] | (avr->flash[avr->pc + 1] << 8));
+    uint16_t kind = op & 0xFF00;
+    if ((kind != 0x9A00 && kind != 0x9800) || ((op >> 3) & 0x1F) + 0x20 != addr)
+        return v;
+    return kind == 0x9A00 ? (uint8_t)(1u << (op & 7)) : 0;
+}
+
 static void fd_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param) {
     fd_hook *h = param;
+    if (h == &h->chip->port[h->port].hooks[2] && (h->chip->fixes & FD_FIX_PIN_BIT))
+        v = fd_pin_bit_write(avr, addr, v);
     h->orig(avr, addr, v, h->orig_param);
     fd_port_seen(h->chip, h->port);
 }
@@ -256,6 +273,18 @@ static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         avr_raise_interrupt(avr, &ee->ready);
 }
 
+/* ---- interrupt response ------------------------------------------------ */
+
+/* simavr enters a vector at no cost. The datasheet: the response takes four
+ * cycles (the PC is pushed), four more when the interrupt wakes the CPU from
+ * sleep (the start-up time of the oscillator is not modelled). */
+static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
+    fd_chip *c = param;
+    (void)irq;
+    (void)value;
+    c->avr->cycle += c->asleep ? 8 : 4;
+}
+
 /* ---- ADC: feed each conversion ----------------------------------------- */
 
 static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
@@ -370,6 +399,8 @@ fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *hand
         avr->io[a].w.c = fd_eecr_write;
         avr->io[a].w.param = c;
     }
+    if (fixes & FD_FIX_IRQ)
+        avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_RUNNING, fd_irq_running, c);
     avr_irq_t *trig = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER);
     if (trig) {
         c->adc_in = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0);
@@ -618,7 +649,13 @@ int fd_pin_drive(fd_chip *c, char port, int pin, int level) {
         return -1;
     if (level < 0) /* released: a pulled-up input reads high, else low */
         level = (c->avr->data[c->port[i].io->r_port] >> pin) & 1;
+    avr_t *avr = c->avr;
+    int was_asleep = avr->state == cpu_Sleeping;
     avr_raise_irq(irq, (uint32_t)(level ? 1 : 0));
+    /* An edge that wakes the CPU runs its ISR before the instruction after
+     * SLEEP, as simavr does when a timer wakes it inside a run. */
+    if (was_asleep && avr->state == cpu_Running && avr->interrupt_state)
+        avr_service_interrupts(avr);
     return 0;
 }
 

@@ -9,7 +9,9 @@
  *   - the ATtiny13 core gets an ioend, so a reset clears the I/O registers;
  *   - a power-on sets PORF and refills registers and SRAM;
  *   - the EEPROM write takes the datasheet time, honours EEPM, and keeps the
- *     new byte pending until it completes.
+ *     new byte pending until it completes;
+ *   - entering an interrupt costs the datasheet's response time;
+ *   - SBI/CBI on a PINx register toggles one pin, not every pin reading high.
  */
 #ifndef FAIRDIE_SHIM_H
 #define FAIRDIE_SHIM_H
@@ -30,12 +32,14 @@ typedef struct fd_chip fd_chip;
 
 /* The simavr 1.6 fixes, each on by default; a test switches one off to show
  * the bug it fixes is still there. */
-#define FD_FIX_SLEEP 1   /* sleep fast-forwards instead of sleeping the host */
-#define FD_FIX_EXTINT 2  /* no per-cycle INT0 level polling after a reset     */
-#define FD_FIX_IOEND 4   /* reset clears the I/O registers (ATtiny13 core)    */
-#define FD_FIX_PORF 8    /* power-on sets PORF                                */
-#define FD_FIX_EEPROM 16 /* datasheet EEPROM write: busy time, EEPM, pending  */
-#define FD_FIX_ALL 31
+#define FD_FIX_SLEEP 1    /* sleep fast-forwards instead of sleeping the host */
+#define FD_FIX_EXTINT 2   /* no per-cycle INT0 level polling after a reset     */
+#define FD_FIX_IOEND 4    /* reset clears the I/O registers (ATtiny13 core)    */
+#define FD_FIX_PORF 8     /* power-on sets PORF                                */
+#define FD_FIX_EEPROM 16  /* datasheet EEPROM write: busy time, EEPM, pending  */
+#define FD_FIX_IRQ 32     /* interrupt response: 4 cycles, 8 when it wakes     */
+#define FD_FIX_PIN_BIT 64 /* SBI/CBI on PINx writes one bit, as in hardware   */
+#define FD_FIX_ALL 127
 
 /* Kinds of trace events. */
 #define FD_EV_PORT 1   /* port a = letter, b = DDR, c = PORT              */
