@@ -88,11 +88,10 @@ _Static_assert(F_CPU / (1UL << ADC_PS) <= 200000UL, "F_CPU too high for the ADC"
 /*
  * Clear timing. The watchdog runs on its own 128 kHz oscillator, so its
  * ticks depend neither on F_CPU nor on how long the EEPROM writes take, and
- * it starts within microseconds of power-on: 155 x 64 ms = 9.920 s. simavr
- * restarts the period when the ISR re-arms WDTIE (a few cycles per tick,
- * about 2 ms in all), which still leaves some 55 ms for the clear's six
- * writes (3.4 ms each) before 10.0 s. (A real chip adds its 64 ms start-up
- * delay and the oscillator's tolerance: about 10 s either way.)
+ * it starts within microseconds of power-on: 155 x 64 ms = 9.920 s, which
+ * leaves some 60 ms for the clear's six writes (3.4 ms each) before 10.0 s.
+ * (A real chip adds its 64 ms start-up delay and the oscillator's
+ * tolerance: about 10 s either way.)
  */
 #define WDT_BITS _BV(WDP1) /* 16 ms << 2 = 64 ms */
 #define CLEAR_TICKS 155
@@ -123,8 +122,9 @@ static const uint8_t FACE_SEGS[DIE_FACES] PROGMEM = {
 static volatile uint8_t wdt_ticks;
 
 ISR(WDT_vect) {
-    /* simavr clears WDTIE when it services the interrupt (real chips keep
-     * it in interrupt mode): set it again first, or the ticks stop. */
+    /* A no-op on a real chip, which stays in interrupt mode; it keeps the
+     * ticks coming in simulators that make the interrupt one-shot (simavr
+     * 1.6 does, unless the harness fixes it). */
     WDTCR |= _BV(WDTIE);
     wdt_ticks++;
 }

@@ -243,7 +243,7 @@ def test_ten_seconds_of_watchdog_sleep_is_cheap(make_chip):
 
 # ---- each simavr 1.6 fix, shown to matter --------------------------------------------
 
-FIXES = {"sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit"}
+FIXES = {"sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit", "wdt"}
 ALL_BUT = {f: FIXES - {f} for f in FIXES}
 
 
@@ -288,6 +288,23 @@ def test_interrupt_response_from_sleep(make_chip, fixes, cycles):
         chip.drive("PB1", level)
         chip.run(200)
         assert [c.cycle - edge for c in chip.port_changes if c.cycle > edge][:1] == [cycles]
+
+
+@pytest.mark.parametrize("rearm", [0, 1])
+def test_watchdog_interrupt_mode_keeps_interrupting(make_chip, rearm):
+    chip = make_chip("wdt", WDT_REARM=rearm)
+    chip.run(seconds=10)
+    assert chip.read_var("wakeups") == 9
+    assert chip.read_io("WDTCR") & (1 << 6)  # WDTIE still set
+
+
+def test_without_wdt_fix_the_watchdog_interrupt_is_one_shot(make_chip):
+    broken = make_chip("wdt", chip_args={"simavr_fixes": ALL_BUT["wdt"]})
+    rearmed = make_chip("wdt", WDT_REARM=1, chip_args={"simavr_fixes": ALL_BUT["wdt"]})
+    for chip in (broken, rearmed):
+        chip.run(seconds=10)
+    assert broken.read_var("wakeups") == 1
+    assert rearmed.read_var("wakeups") == 9
 
 
 def test_without_pin_bit_fix_sbi_on_pin_toggles_other_pins(make_chip):

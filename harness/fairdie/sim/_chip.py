@@ -52,6 +52,7 @@ SIMAVR_FIXES = {
     "eeprom": lib.FD_FIX_EEPROM,  # datasheet EEPROM programming time, EEPM modes
     "irq": lib.FD_FIX_IRQ,  # interrupt response: 4 cycles, 8 when it wakes the CPU
     "pin_bit": lib.FD_FIX_PIN_BIT,  # SBI/CBI on PINx toggles one pin
+    "wdt": lib.FD_FIX_WDT,  # the watchdog's interrupt mode is not one-shot
     "sram": 0,  # power-on refills registers and SRAM (done here, not in C)
 }
 

@@ -66,6 +66,8 @@ struct fd_chip {
     uint64_t last_pin_change;
 
     uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
+    avr_watchdog_t *wdt;
+    int wdt_entered; /* the watchdog's ISR has just been entered */
     avr_eeprom_t *ee;
     fd_ee_write ew;
     uint32_t ee_erase_write_us, ee_single_us;
@@ -285,6 +287,29 @@ static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
     c->avr->cycle += c->asleep ? 8 : 4;
 }
 
+/* simavr clears WDTIE whenever the watchdog's interrupt has been serviced:
+ * right for the interrupt-and-reset mode (WDE=1), wrong for the interrupt
+ * mode (WDE=0), where WDTIE stays set and the watchdog keeps interrupting.
+ * simavr clears it from a hook on the vector's "pending" IRQ, which runs
+ * after ours; the table-wide "pending" IRQ is raised right after it, so the
+ * bit is put back from there. */
+static void fd_wdt_running(avr_irq_t *irq, uint32_t value, void *param) {
+    fd_chip *c = param;
+    (void)irq;
+    c->wdt_entered = value != 0;
+}
+
+static void fd_wdt_cleared(avr_irq_t *irq, uint32_t value, void *param) {
+    fd_chip *c = param;
+    (void)irq;
+    (void)value;
+    if (!c->wdt_entered)
+        return;
+    c->wdt_entered = 0;
+    if (!avr_regbit_get(c->avr, c->wdt->wde))
+        avr_regbit_set(c->avr, c->wdt->watchdog.enable);
+}
+
 /* ---- ADC: feed each conversion ----------------------------------------- */
 
 static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
@@ -392,12 +417,18 @@ fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *hand
     for (avr_io_t *io = avr->io_port; io; io = io->next)
         if (io->kind && strcmp(io->kind, "eeprom") == 0)
             c->ee = (avr_eeprom_t *)io;
-        else if (io->kind && strcmp(io->kind, "watchdog") == 0)
-            c->wdrf_reg = ((avr_watchdog_t *)io)->wdrf.reg;
+        else if (io->kind && strcmp(io->kind, "watchdog") == 0) {
+            c->wdt = (avr_watchdog_t *)io;
+            c->wdrf_reg = c->wdt->wdrf.reg;
+        }
     if (c->ee && (fixes & FD_FIX_EEPROM)) {
         int a = AVR_DATA_TO_IO(c->ee->r_eecr);
         avr->io[a].w.c = fd_eecr_write;
         avr->io[a].w.param = c;
+    }
+    if (c->wdt && (fixes & FD_FIX_WDT)) {
+        avr_irq_register_notify(c->wdt->watchdog.irq + AVR_INT_IRQ_RUNNING, fd_wdt_running, c);
+        avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_PENDING, fd_wdt_cleared, c);
     }
     if (fixes & FD_FIX_IRQ)
         avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_RUNNING, fd_irq_running, c);

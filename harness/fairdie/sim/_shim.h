@@ -11,7 +11,8 @@
  *   - the EEPROM write takes the datasheet time, honours EEPM, and keeps the
  *     new byte pending until it completes;
  *   - entering an interrupt costs the datasheet's response time;
- *   - SBI/CBI on a PINx register toggles one pin, not every pin reading high.
+ *   - SBI/CBI on a PINx register toggles one pin, not every pin reading high;
+ *   - the watchdog's interrupt mode (WDE=0) is not one-shot.
  */
 #ifndef FAIRDIE_SHIM_H
 #define FAIRDIE_SHIM_H
@@ -39,7 +40,8 @@ typedef struct fd_chip fd_chip;
 #define FD_FIX_EEPROM 16  /* datasheet EEPROM write: busy time, EEPM, pending  */
 #define FD_FIX_IRQ 32     /* interrupt response: 4 cycles, 8 when it wakes     */
 #define FD_FIX_PIN_BIT 64 /* SBI/CBI on PINx writes one bit, as in hardware   */
-#define FD_FIX_ALL 127
+#define FD_FIX_WDT 128    /* watchdog interrupt mode stays on after its ISR    */
+#define FD_FIX_ALL 255
 
 /* Kinds of trace events. */
 #define FD_EV_PORT 1   /* port a = letter, b = DDR, c = PORT              */

@@ -3,7 +3,8 @@
  * 1.024 s (WDP = 0110), counting wake-ups in `wakeups` and toggling PB0.
  * PB1 (INT0) is driven low all the while: under simavr 1.6 that alone makes
  * INT0's level-trigger polling re-arm every cycle unless the harness turns it
- * off. simavr's watchdog interrupt is one-shot, so the ISR re-arms WDTIE.
+ * off. Alone, simavr clears WDTIE after the watchdog ISR (one-shot) where
+ * the chip keeps interrupt mode; WDT_REARM=1 makes the ISR set it again.
  * ATtiny13A, any clock.
  */
 #include <avr/interrupt.h>
@@ -13,9 +14,14 @@
 
 volatile uint8_t wakeups;
 
+#ifndef WDT_REARM
+#define WDT_REARM 0
+#endif
+
 ISR(WDT_vect) {
     wakeups++;
-    WDTCR |= 1 << WDTIE;
+    if (WDT_REARM)
+        WDTCR |= 1 << WDTIE;
 }
 
 int main(void) {
