@@ -230,8 +230,9 @@ class DieMachine(RuleBasedStateMachine):
 
     @precondition(lambda self: hasattr(self, "die"))
     @invariant()
-    def table_is_bytes(self) -> None:
-        assert len(self.die.counts) == 6
+    def between_presses_the_die_is_off_and_keeps_its_table(self) -> None:
+        assert not self.die.chip.powered and self.die.display() == "off"
+        assert self.die.counts == self.model
 
 
 TestDieMachine = DieMachine.TestCase
