@@ -31,7 +31,7 @@ _MAX_HOLD_S = 3600.0
 class Press:
     """What one press did."""
 
-    face: int | None  #: the face shown once settled (None: no face by then)
+    face: int | None  #: the face shown (None: no face lit for a persistence window)
     display: str  #: what the LEDs showed when the press ended
     counts: tuple[int, ...]  #: the six counters after the press
     adc_codes: tuple[int, ...]  #: the ADC codes the firmware converted this press
@@ -131,6 +131,15 @@ class Die:
             return frozenset()
         return self._leds.decode(self._initial, self.chip.port_changes, start, end)
 
+    def first_lit(self) -> int | None:
+        """The cycle since the last power-on at which some LED first lit, if any."""
+        state = dict(self._initial)
+        for ch in self.chip.port_changes:
+            state[ch.port] = (ch.ddr, ch.port_value)
+            if self._leds.lit_at(state):
+                return ch.cycle
+        return None
+
     def display(self, at: int | None = None) -> str:
         """ "1".."6", "all", "off" or "invalid", as an eye would read the LEDs."""
         return decode_face(self.lit(at))
@@ -150,7 +159,11 @@ class Die:
         self.power_on()
         settle = min(hold, SETTLE_S)
         self.chip.run(seconds=settle)
-        shown = self.display()
+        # a face counts as shown once it has been lit for a whole persistence
+        # window: a multiplexed display needs that long to show every LED
+        lit = self.first_lit()
+        seen = lit is not None and self.chip.cycle - lit >= self._window
+        shown = self.display() if seen else "off"
         if hold > settle:
             self.chip.run(seconds=hold - settle)
         end = self.display()
