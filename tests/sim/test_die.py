@@ -246,3 +246,16 @@ def test_other_clock_reads_the_same(die_factory, board):
     p = die.press(0.2)
     assert (p.face, p.display) == (4, "4")
     assert die.press(10.0).display == "all"
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_short_presses_never_report_a_wrong_face(die_factory, board):
+    """A press cut while a multiplexed face is only partly drawn reports no face."""
+    die = die_factory(board=board, noise=Codes([0]))
+    seen = set()
+    for ms in range(2, 60):
+        die.set_counts(counts_for(4))
+        p = die.press(ms / 1000)
+        assert p.face in (None, 4), f"hold {ms} ms"
+        seen.add(p.face)
+    assert seen == {None, 4}
