@@ -124,8 +124,12 @@ class Board:
 
     @property
     def persistence_cycles(self) -> int:
-        """The persistence window in CPU cycles (at least 1)."""
-        return max(1, round(self.f_cpu * self.persistence_ms / 1000))
+        """The persistence window in CPU cycles at the board's clock (at least 1)."""
+        return self.persistence_cycles_at(self.f_cpu)
+
+    def persistence_cycles_at(self, f_cpu: int) -> int:
+        """The persistence window in cycles of a chip clocked at ``f_cpu`` (at least 1)."""
+        return max(1, round(f_cpu * self.persistence_ms / 1000))
 
     @property
     def led_names(self) -> tuple[str, ...]:

@@ -87,7 +87,7 @@ class Die:
             self.chip.write_eeprom(0, eeprom)
         self._leds = LedDecoder(self.board)
         # the persistence window at the chip's clock (a build may differ from the board's)
-        self._window = max(1, round(self.chip.frequency * self.board.persistence_ms / 1000))
+        self._window = self.board.persistence_cycles_at(self.chip.frequency)
         named = [a for a in self.board.analog if a.name == "noise"] or list(self.board.analog)
         if not named:
             raise FairdieError(f"board {self.board.name}: no analog input for the noise")

@@ -591,8 +591,10 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
         }
         if (s == cpu_Sleeping) /* one fast-forward to the next timer */
             avr->run(avr);
-        else if (s != cpu_Running)
-            break; /* stopped: nothing will run */
+        else if (s != cpu_Running) {
+            stop = FD_STOP_HALTED; /* stopped: nothing will run */
+            break;
+        }
     }
     c->quiet_cycles = 0;
     avr_cycle_timer_cancel(avr, fd_deadline_timer, c);
