@@ -15,7 +15,7 @@ STAMP := $(VENV)/.fairdie-setup-stamp
 SIM := harness/fairdie/sim
 
 # Setup re-runs when any of these is newer than the stamp.
-SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_shim.h \
+SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_shim.h $(SIM)/_api.h \
 	ci/install-system-packages.sh
 
 # C under clang-format: the firmware, the simavr shim (not the cffi-generated

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fairdie.errors import FairdieError, FirmwareError, SimulationError
-from fairdie.sim import Chip, Level, StopReason, load_firmware
+from fairdie.sim import Chip, EventKind, Level, StopReason, Until, load_firmware
 
 F = 1_200_000
 
@@ -22,9 +22,9 @@ F = 1_200_000
 def toggles(chip: Chip, pin_bit: int = 0) -> list[int]:
     """Cycles at which a pin's output level changed (outputs only)."""
     out, last = [], None
-    for ch in chip.port_changes:
-        if ch.port == "B" and ch.ddr & (1 << pin_bit):
-            lvl = ch.level(pin_bit)
+    for ch in chip.pin_changes("B"):
+        if (ch.state >> (8 + pin_bit)) & 1:  # the chip drives it
+            lvl = ch.high(pin_bit)
             if last is not None and lvl != last:
                 out.append(ch.cycle)
             last = lvl
@@ -118,7 +118,7 @@ def test_adc_callable_is_called_once_per_conversion(make_chip):
     assert rounds >= 5
     assert set(calls) == {1}
     assert len(calls) in (rounds, rounds + 1)  # the round in progress may have started
-    fed = [s.value for s in chip.signal_changes if s.name == "adc_mv"]
+    fed = [c.millivolts for c in chip.adc_log() if c.channel == 1]
     assert fed[: len(calls)] == [100 * (i + 1) for i in range(len(calls))]
 
 
@@ -133,7 +133,7 @@ def test_adc_source_error_surfaces(make_chip):
 
 
 def busy_spans(chip: Chip) -> list[tuple[int, int]]:
-    ev = [s for s in chip.signal_changes if s.name == "eeprom_busy"]
+    ev = chip.trace.signal(EventKind.EEPROM_START | EventKind.EEPROM_DONE)
     return [(a.cycle, b.cycle) for a, b in zip(ev[::2], ev[1::2], strict=True)]
 
 
@@ -243,7 +243,10 @@ def test_ten_seconds_of_watchdog_sleep_is_cheap(make_chip):
 
 # ---- each simavr 1.6 fix, shown to matter --------------------------------------------
 
-FIXES = {"sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit", "wdt"}
+FIXES = {
+    "sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit", "wdt",
+    "pullup", "compare", "memory", "adc",
+}  # fmt: skip
 ALL_BUT = {f: FIXES - {f} for f in FIXES}
 
 
@@ -255,15 +258,13 @@ def test_every_fix_is_listed():
 
 def irq_latencies(chip: Chip) -> list[int]:
     """Cycles from each PB1 edge to the ISR's toggle of PB0 (irq firmware)."""
-    out, edge, last = [], None, None
-    for ch in chip.port_changes:
-        regs = (ch.ddr, ch.port_value)
-        if last is not None and (regs[1] ^ last[1]) & 0b10:
+    out, edge = [], None
+    for ch in chip.pin_changes("B"):
+        if (ch.state ^ ch.before) & 0b10:
             edge = ch.cycle
-        if last is not None and (regs[1] ^ last[1]) & 0b01 and edge is not None:
+        if (ch.state ^ ch.before) & 0b01 and edge is not None:
             out.append(ch.cycle - edge)
             edge = None
-        last = regs
     return out
 
 
@@ -287,7 +288,7 @@ def test_interrupt_response_from_sleep(make_chip, fixes, cycles):
         edge = chip.cycle
         chip.drive("PB1", level)
         chip.run(200)
-        assert [c.cycle - edge for c in chip.port_changes if c.cycle > edge][:1] == [cycles]
+        assert [c.cycle - edge for c in chip.pin_changes() if c.cycle > edge][:1] == [cycles]
 
 
 @pytest.mark.parametrize("rearm", [0, 1])
@@ -328,6 +329,8 @@ def test_without_extint_fix_sleep_steps_every_cycle(make_chip):
     fixed = make_chip("wdt")
     broken = make_chip("wdt", chip_args={"simavr_fixes": ALL_BUT["extint"]})
     for chip in (fixed, broken):
+        chip.drive("PB1", True)  # INT0 pressed low, as a button to ground would
+        chip.drive("PB1", False)
         chip.run(seconds=0.5)
     assert fixed.sleep_steps < 10
     assert broken.sleep_steps > 100_000  # PB1 low re-arms a one-cycle poll
@@ -373,15 +376,16 @@ def test_without_sram_fix_sram_survives_power_cut(make_chip):
 def test_until_pin_stops_at_the_edge(make_chip):
     chip = make_chip("busy", BUSY_N=100)
     chip.run(100)
-    r = chip.run(10_000, until_pin="PB0")
+    r = chip.run(10_000, until=Until.pin("PB0"))
     assert r == StopReason.PIN
+    assert chip.stop_event is not None and chip.stop_event.kind is EventKind.PIN
     # stamped at the start of the writing instruction (sbi: 2 cycles)
-    assert 0 < chip.cycle - chip.port_changes[-1].cycle <= 4
+    assert 0 < chip.cycle - chip.pin_changes()[-1].cycle <= 4
 
 
 def test_until_pc_and_symbols(make_chip):
     chip = make_chip("busy")
-    r = chip.run(10_000, until_pc="main")
+    r = chip.run(10_000, until=Until.pc_at("main"))
     assert r == StopReason.PC and chip.pc == chip.symbol("main").address
     chip.run(1000)
     assert chip.read_var("marker") == 0x5A
@@ -389,9 +393,9 @@ def test_until_pc_and_symbols(make_chip):
 
 def test_until_quiet_sleep(make_chip):
     chip = make_chip("wdt")
-    r = chip.run(seconds=5, until_quiet=0.5)
+    r = chip.run(seconds=5, until=Until.quiet(0.5))
     assert r == StopReason.QUIET
-    last = chip.port_changes[-1].cycle
+    last = chip.pin_changes()[-1].cycle
     assert chip.cycle - last in range(round(0.5 * F), round(0.5 * F) + 4)
 
 
@@ -404,12 +408,13 @@ def test_io_by_name_and_driving_inputs(make_chip):
     chip.drive("PB3", False)
     assert not chip.port_regs("B")[2] & 0b1000
     chip.drive("PB3", True)
-    chip.drive("PB3", None)  # released, no pull-up: reads low
+    chip.drive("PB3", None)  # released, no pull-up: floats and reads low
     assert not chip.port_regs("B")[2] & 0b1000
+    assert chip.level("PB3") is Level.Z
     chip.write_io("DDRB", 0b10)  # through the port's handler: traced like a CPU write
     chip.write_io("PORTB", 0b10)
     assert chip.level("PB1") is Level.HIGH
-    assert chip.port_changes[-1].ddr == 0b10 and chip.port_changes[-1].port_value == 0b10
+    assert chip.pin_changes()[-1].state & 0xFFFF == 0b10_0000_0010
     with pytest.raises(FairdieError, match="outside the attiny13a"):
         chip.read_data(0x9F, 2)
     with pytest.raises(FairdieError, match="no register"):
@@ -425,7 +430,7 @@ def test_chips_do_not_interfere(make_chip):
     for _ in range(20):
         a.run(1000)
         b.run(1000)
-    assert a.port_changes == solo.port_changes
+    assert a.pin_changes() == solo.pin_changes()
     assert periods(toggles(b)[1:]) == {800}
 
 
@@ -451,7 +456,7 @@ def test_hex_and_eep_run_like_the_elf(build_test_firmware):
     for chip in (elf, hx):
         chip.power_on()
         chip.run(20_000)
-    assert elf.port_changes == hx.port_changes
+    assert elf.pin_changes() == hx.pin_changes()
 
 
 def test_bad_firmware_gives_one_line_errors(build_test_firmware, tmp_path: Path):

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from fairdie.board import Board, LedDecoder, load_board, parse_board, shipped_boards
-from fairdie.die._faces import FACE_POSITIONS, GROUPS, POSITIONS, decode_face
+from fairdie.die._faces import GROUPS, POSITIONS
 from fairdie.errors import BoardError
-from fairdie.sim._types import PortChange
 
 REPO = Path(__file__).resolve().parents[2]
 PINS_H = REPO / "firmware" / "die_t13a" / "pins.h"
@@ -262,100 +259,6 @@ def test_a_twelve_led_charlieplex_board() -> None:
 
 # ---- LED decoding ---------------------------------------------------------------------------
 
-PB = {"PB0": 1, "PB1": 2, "PB2": 4, "PB3": 8}
-
-
-def _drive(
-    high: Iterable[str] = (), low: Iterable[str] = (), pullup: Iterable[str] = ()
-) -> dict[str, tuple[int, int]]:
-    ddr = sum(PB[p] for p in (*high, *low))
-    port = sum(PB[p] for p in (*high, *pullup))
-    return {"B": (ddr, port)}
-
-
-def test_lit_at_direct() -> None:
-    dec = LedDecoder(load_board("die-direct"))
-    assert dec.ports == ("B",)
-    assert dec.lit_at(_drive(high=["PB0"], low=["PB1", "PB2", "PB3"])) == {"centre"}
-    assert dec.lit_at(_drive(high=["PB1", "PB2"])) == {
-        "top-right",
-        "bottom-left",
-        "top-left",
-        "bottom-right",
-    }
-    assert dec.lit_at(_drive(pullup=["PB0", "PB1", "PB2", "PB3"])) == frozenset()
-    assert dec.lit_at(_drive()) == frozenset()
-    assert dec.lit_at({}) == frozenset()
-    # Bits of other pins (the ADC pin, RESET) do not matter.
-    assert dec.lit_at({"B": (0x31, 0x31)}) == {"centre"}
-
-
-def test_lit_at_charlieplex() -> None:
-    dec = LedDecoder(load_board("die-charlieplex"))
-    assert dec.lit_at(_drive(high=["PB0"], low=["PB1"])) == {"centre"}
-    assert dec.lit_at(_drive(high=["PB1"], low=["PB0"])) == {"top-right"}
-    assert dec.lit_at(_drive(high=["PB0"], low=["PB1", "PB3"])) == {"centre", "middle-right"}
-    # A pulled-up "cathode" or "anode" lights nothing.
-    assert dec.lit_at(_drive(high=["PB0"], pullup=["PB1"])) == frozenset()
-    assert dec.lit_at(_drive(pullup=["PB0"], low=["PB1"])) == frozenset()
-    # Both pins high or both low: nothing.
-    assert dec.lit_at(_drive(high=["PB0", "PB1"])) == frozenset()
-    assert dec.lit_at(_drive(low=["PB0", "PB1", "PB2", "PB3"])) == frozenset()
-
-
-def test_lit_at_rails() -> None:
-    board = _board(("on", "VCC", "GND"), ("sink", "VCC", "PB2"), ("src", "PB1", "GND"))
-    dec = LedDecoder(board)
-    assert dec.lit_at({}) == {"on"}
-    assert dec.lit_at(_drive(low=["PB2"], high=["PB1"])) == {"on", "sink", "src"}
-    assert dec.lit_at(_drive(pullup=["PB1"])) == {"on"}
-
-
-def test_lit_at_two_ports() -> None:
-    board = _board(("x", "PA0", "PB1"), ("y", "PB1", "PA0"), mcu="attiny84a")
-    dec = LedDecoder(board)
-    assert dec.ports == ("A", "B")
-    assert dec.lit_at({"A": (1, 1), "B": (2, 0)}) == {"x"}
-    assert dec.lit_at({"A": (1, 0), "B": (2, 2)}) == {"y"}
-    assert dec.lit_at({"A": (1, 1)}) == frozenset()
-
-
-def _changes(*events: tuple[int, dict[str, tuple[int, int]]]) -> list[PortChange]:
-    return [PortChange(c, "B", *state["B"]) for c, state in events]
-
-
-def test_integrate_duties() -> None:
-    dec = LedDecoder(load_board("die-direct"))
-    off = _drive()
-    changes = _changes(
-        (100, _drive(high=["PB0"])),
-        (400, _drive(high=["PB0", "PB1"])),
-        (700, off),
-        (1000, _drive(high=["PB3"])),  # at the end of the window: not counted
-    )
-    duties = dec.integrate(off, changes, 0, 1000)
-    assert duties["centre"] == pytest.approx(0.6)
-    assert duties["top-right"] == duties["bottom-left"] == pytest.approx(0.3)
-    assert duties["middle-left"] == 0.0
-    assert list(duties) == list(load_board("die-direct").led_names)
-    # A window starting mid-trace: changes before it set the state.
-    assert dec.integrate(off, changes, 500, 600) == {
-        n: (1.0 if n in ("centre", "top-right", "bottom-left") else 0.0)
-        for n in load_board("die-direct").led_names
-    }
-    # No changes at all: the initial state throughout.
-    assert dec.integrate(_drive(high=["PB3"]), [], 0, 10)["middle-left"] == 1.0
-
-
-def test_integrate_ignores_other_ports_and_rejects_bad_input() -> None:
-    dec = LedDecoder(load_board("die-direct"))
-    changes = [PortChange(5, "A", 0xFF, 0xFF), PortChange(6, "B", 1, 1)]
-    assert dec.integrate({}, changes, 0, 10)["centre"] == pytest.approx(0.4)
-    with pytest.raises(ValueError, match="empty window"):
-        dec.integrate({}, [], 10, 10)
-    with pytest.raises(ValueError, match="out of order"):
-        dec.integrate({}, [PortChange(5, "B", 1, 1), PortChange(4, "B", 0, 0)], 0, 10)
-
 
 def test_visible_thresholds() -> None:
     dec = LedDecoder(load_board("die-direct"))
@@ -371,59 +274,13 @@ def test_visible_thresholds() -> None:
         LedDecoder(load_board("die-direct"), relative=0)
 
 
-def _multiplex_trace(
-    board: Board, lit: Iterable[str], *, slot: int, ghost: int, frames: int
-) -> tuple[list[PortChange], int]:
-    """A firmware-like refresh: one LED per slot; between slots, for ``ghost``
-    cycles, the next anode is already high while the old cathode is still low."""
-    pins = {"PB0": 1, "PB1": 2, "PB2": 4, "PB3": 8}
-    leds = [board.led(n) for n in sorted(lit)]
-    changes: list[PortChange] = []
-    t = 0
-    for _ in range(frames):
-        for i, led in enumerate(leds):
-            a, c = pins[led.anode], pins[led.cathode]
-            changes.append(PortChange(t, "B", a | c, a))
-            t += slot
-            nxt = leds[(i + 1) % len(leds)]
-            changes.append(PortChange(t, "B", a | c | pins[nxt.anode], a | pins[nxt.anode]))
-            t += ghost
-    return changes, t
-
-
-@pytest.mark.parametrize("display", ["1", "2", "3", "4", "5", "6", "all"])
-def test_charlieplexed_faces_decode_like_direct_ones(display: str) -> None:
+def test_decoder_pairs_and_duties() -> None:
     board = load_board("die-charlieplex")
     dec = LedDecoder(board)
-    changes, end = _multiplex_trace(board, FACE_POSITIONS[display], slot=400, ghost=6, frames=20)
-    duties = dec.integrate({}, changes, 0, end)
-    assert decode_face(dec.visible(duties)) == display
-    top = max(duties.values())
-    assert top == pytest.approx(400 / (406 * len(FACE_POSITIONS[display])), rel=0.05)
-
-
-@pytest.mark.parametrize("display", ["1", "3", "5", "6", "all", "off"])
-def test_direct_faces_decode(display: str) -> None:
-    group_bits = {"A": 1, "B": 2, "C": 4, "D": 8}
-    bits = 0
-    for g, positions in GROUPS.items():
-        if positions <= FACE_POSITIONS[display]:
-            bits |= group_bits[g]
-    dec = LedDecoder(load_board("die-direct"))
-    state = {"B": (0x0F, bits)}
-    assert decode_face(dec.lit_at(state)) == display
-    assert decode_face(dec.decode(state, [], 0, 1000)) == display
-
-
-def test_integrate_is_fast() -> None:
-    board = load_board("die-charlieplex")
-    dec = LedDecoder(board)
-    changes, end = _multiplex_trace(
-        board, FACE_POSITIONS["6"], slot=20, ghost=2, frames=200_000 // 12
-    )
-    assert len(changes) >= 190_000
-    t0 = time.perf_counter()
-    duties = dec.integrate({}, changes, 0, end)
-    elapsed = time.perf_counter() - t0
-    assert decode_face(dec.visible(duties)) == "6"
-    assert elapsed < 2.0  # about 0.1 s here: some 2 million changes per second
+    assert len(dec.pairs) == len(dec.names) == 7
+    assert dec.pairs[dec.names.index("centre")] == (board.leds[0].anode, board.leds[0].cathode)
+    duties = dec.duties([500] + [0] * 6, 1000)
+    assert duties["centre"] == 0.5 and sum(duties.values()) == 0.5
+    assert dec.lit(0b11) == {dec.names[0], dec.names[1]}
+    with pytest.raises(ValueError):
+        dec.duties([0] * 7, 0)

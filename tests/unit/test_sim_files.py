@@ -7,7 +7,16 @@ from pathlib import Path
 import pytest
 
 from fairdie.errors import FirmwareError
-from fairdie.sim import Level, PortChange, load_firmware, mcu_matches, parse_pin
+from fairdie.sim import (
+    Event,
+    EventKind,
+    Level,
+    PinChange,
+    Until,
+    load_firmware,
+    mcu_matches,
+    parse_pin,
+)
 from fairdie.sim._firmware import _parse_mmcu, read_ihex
 from fairdie.sim._vcd import write_vcd
 
@@ -97,31 +106,58 @@ def test_mcu_names():
         parse_pin("PB9")
 
 
-def test_levels():
-    ch = PortChange(0, "B", ddr=0b0011, port_value=0b0101)
-    assert [ch.level(b) for b in range(4)] == [Level.HIGH, Level.LOW, Level.PULLUP, Level.Z]
+def _word(level: int = 0, chip: int = 0, world: int = 0, pulled: int = 0) -> int:
+    return level | chip << 8 | world << 16 | pulled << 24
+
+
+def test_levels_of_the_state_word():
+    # PB0 chip high, PB1 chip low, PB2 pulled up, PB3 floating, PB4 driven from
+    # outside high, PB5 pulled down
+    w = _word(level=0b01_0101, chip=0b11, world=0b1_0000, pulled=0b10_0100)
+    ch = PinChange(0, "B", w, 0)
+    assert [ch.level(b) for b in range(6)] == [
+        Level.HIGH, Level.LOW, Level.PULLUP, Level.Z, Level.HIGH, Level.PULLDOWN,
+    ]  # fmt: skip
+    assert [ch.high(b) for b in range(6)] == [True, False, True, False, True, False]
+    assert ch.changed_bits() == [0, 1, 2, 4, 5]
+
+
+def test_until_combines_and_events_describe_themselves():
+    u = Until.pin("PB0") | Until.eeprom_done() | Until.quiet(0.5) | Until.quiet(0.2)
+    assert u.kinds == EventKind.PIN | EventKind.EEPROM_DONE
+    assert u.pins == ("PB0",) and u.quiet_seconds == 0.2
+    with pytest.raises(ValueError, match="one PC"):
+        _ = Until.pc_at(2) | Until.pc_at(4)
+    pin = Event(5, EventKind.PIN, ord("B"), _word(level=1, chip=1), _word(chip=1))
+    assert pin.describe() == "pin PB0=1 at cycle 5"
+    adc = Event(7, EventKind.ADC, 2 | 1 << 8, 500, 465 | 1100 << 16)
+    assert "channel=2" in adc.describe() and "internal" in adc.describe()
 
 
 def test_vcd_file(tmp_path):
-    changes = [PortChange(10, "B", 1, 1), PortChange(20, "B", 1, 0), PortChange(30, "B", 0, 0)]
+    pins = [
+        Event(10, EventKind.PIN, ord("B"), _word(level=1, chip=1)),
+        Event(20, EventKind.PIN, ord("B"), _word(chip=1)),
+        Event(30, EventKind.PIN, ord("B"), 0),
+        Event(35, EventKind.SLEEP),
+    ]
     path = write_vcd(
         tmp_path / "t.vcd",
         frequency=1_000_000,
         pins=["PB0"],
-        port_changes=changes,
-        signals=[],
-        signal_changes=[],
+        events=pins,
+        signals=["sleep"],
         end=40,
     )
     body = path.read_text().split("$enddefinitions $end")[1]
     assert "#10000\n1!" in body and "#20000\n0!" in body and "#30000\nz!" in body
+    assert '#35000\n1"' in body
     with pytest.raises(ValueError, match="unknown VCD signal"):
         write_vcd(
             tmp_path / "u.vcd",
             frequency=1,
             pins=[],
-            port_changes=[],
+            events=[],
             signals=["volts"],
-            signal_changes=[],
             end=0,
         )

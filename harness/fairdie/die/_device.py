@@ -14,8 +14,8 @@ from pathlib import Path
 from fairdie.board import Board, LedDecoder, load_board
 from fairdie.die._faces import decode_face
 from fairdie.errors import FairdieError
-from fairdie.noise import NoiseModel, code_for_mv, parse_noise
-from fairdie.sim import Chip, Firmware, load_firmware
+from fairdie.noise import NoiseModel, parse_noise
+from fairdie.sim import Chip, EventKind, Firmware, load_firmware
 
 __all__ = ["COUNTER_ADDRESSES", "SETTLE_S", "Die", "Press"]
 
@@ -85,7 +85,11 @@ class Die:
         )
         if eeprom is not None:
             self.chip.write_eeprom(0, eeprom)
+        # a press reads the LEDs from the engine's integrator and the ADC log:
+        # the pin trace is not needed (users may switch it on for a VCD)
+        self.chip.trace_kinds = EventKind.ADC
         self._leds = LedDecoder(self.board)
+        self.chip.set_leds(self._leds.pairs)
         # the persistence window at the chip's clock (a build may differ from the board's)
         self._window = self.board.persistence_cycles_at(self.chip.frequency)
         named = [a for a in self.board.analog if a.name == "noise"] or list(self.board.analog)
@@ -93,7 +97,7 @@ class Die:
             raise FairdieError(f"board {self.board.name}: no analog input for the noise")
         self._analog = named[0]
         self._trace_start = 0
-        self._initial = self.chip.port_state()
+        self._adc_mark = 0
         self.set_noise(noise)
 
     # ---- stimulus ---------------------------------------------------------
@@ -129,16 +133,12 @@ class Die:
         start = max(self._trace_start, end - self._window)
         if end <= start or (not self.chip.powered and at is None):
             return frozenset()
-        return self._leds.decode(self._initial, self.chip.port_changes, start, end)
+        duties = self._leds.duties(self.chip.leds_lit_cycles(start, end), end - start)
+        return self._leds.visible(duties)
 
     def first_lit(self) -> int | None:
         """The cycle since the last power-on at which some LED first lit, if any."""
-        state = dict(self._initial)
-        for ch in self.chip.port_changes:
-            state[ch.port] = (ch.ddr, ch.port_value)
-            if self._leds.lit_at(state):
-                return ch.cycle
-        return None
+        return self.chip.leds_first_lit()
 
     def display(self, at: int | None = None) -> str:
         """ "1".."6", "all", "off" or "invalid", as an eye would read the LEDs."""
@@ -148,8 +148,9 @@ class Die:
 
     def power_on(self) -> None:
         self.chip.clear_trace()
-        self._initial = self.chip.port_state()
+        self._adc_mark = 0
         self._trace_start = self.chip.cycle
+        self.chip.leds_restart()
         self.chip.power_on()
 
     def press(self, hold: float = 0.2) -> Press:
@@ -167,10 +168,7 @@ class Die:
         if hold > settle:
             self.chip.run(seconds=hold - settle)
         end = self.display()
-        vref = self.chip.vcc_mv
-        codes = tuple(
-            code_for_mv(s.value, vref) for s in self.chip.signal_changes if s.name == "adc_mv"
-        )
+        codes = tuple(c.code for c in self.chip.adc_log(self._adc_mark))
         self.chip.power_off()
         return Press(
             face=int(shown) if shown.isdigit() else None,

@@ -9,28 +9,52 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fairdie.sim._firmware import Firmware, Symbol, load_firmware, mcu_matches
-from fairdie.sim._types import EepromWrite, Level, PortChange, StopReason, parse_pin
+from fairdie.sim._firmware import (
+    DeviceInfo,
+    Firmware,
+    Symbol,
+    check_fits,
+    load_firmware,
+    mcu_matches,
+)
+from fairdie.sim._types import (
+    AdcConversion,
+    EepromWrite,
+    Event,
+    EventKind,
+    Level,
+    PinChange,
+    StopReason,
+    Until,
+    parse_pin,
+)
 
 if TYPE_CHECKING:
-    from fairdie.sim._chip import AdcSource, Chip, SignalChange
+    from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
 
 __all__ = [
+    "AdcConversion",
     "AdcSource",
     "Chip",
+    "DeviceInfo",
     "EepromWrite",
+    "Event",
+    "EventKind",
     "Firmware",
     "Level",
-    "PortChange",
-    "SignalChange",
+    "PinChange",
+    "Snapshot",
     "StopReason",
     "Symbol",
+    "Trace",
+    "Until",
+    "check_fits",
     "load_firmware",
     "mcu_matches",
     "parse_pin",
 ]
 
-_COMPILED = {"AdcSource", "Chip", "SignalChange"}
+_COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace"}
 
 
 def __getattr__(name: str) -> Any:

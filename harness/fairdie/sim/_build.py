@@ -1,9 +1,13 @@
 """cffi build script for ``fairdie.sim._simavr`` (API mode, built at install).
 
-The C boundary lives in three files side by side: this script, ``_shim.h``
-(which is also the cdef) and ``_shim.c``. They link the system libsimavr 1.6
-(Debian: libsimavr-dev). Nothing generated is committed: ``pip install`` runs
-this through setup.py's ``cffi_modules``.
+The C boundary lives in four files side by side: this script, ``_api.h``
+(the declarations Python sees; read whole as the cdef), ``_shim.h`` and
+``_shim.c``, with ``_simavr.pyi`` typing the compiled module. They link the
+system libsimavr 1.6 (Debian: libsimavr-dev). Nothing generated is
+committed: ``pip install`` runs this through setup.py's ``cffi_modules``.
+
+The build stops with one line when libsimavr is not 1.6: simavr 1.7's
+ATtiny13 core is broken, and the shim's fixes are written against 1.6.
 """
 
 from __future__ import annotations
@@ -16,27 +20,44 @@ from pathlib import Path
 from cffi import FFI
 
 HERE = Path(__file__).resolve().parent
+#: The simavr release the shim is written and tested against.
+SIMAVR_VERSION = "1.6"
+
+_CALLBACKS = 'extern "Python+C" int fd_py_adc(void *handle, int channel);'
 
 
-def _cdef() -> str:
-    """The shim header minus the preprocessor lines cffi does not parse."""
-    keep = []
-    for line in (HERE / "_shim.h").read_text().splitlines():
-        s = line.strip()
-        if s.startswith(("#ifndef", "#endif", "#include", "#define FAIRDIE_SHIM_H")):
-            continue
-        if s.startswith("#define"):
-            line = line.split("/*")[0]
-        keep.append(line)
-    keep.append('extern "Python+C" int fd_py_adc(void *handle, int channel);')
-    return "\n".join(keep)
+def _run(*cmd: str) -> str | None:
+    if shutil.which(cmd[0]) is None:
+        return None
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def simavr_version() -> str | None:
+    """The installed libsimavr's version: pkg-config's, else Debian's package's."""
+    v = _run("pkg-config", "--modversion", "simavr")
+    if v:
+        return v
+    deb = _run("dpkg-query", "-W", "-f=${Version}", "libsimavr-dev")
+    return deb.split("+")[0].split("-")[0] if deb else None
+
+
+def check_simavr_version(found: str | None) -> None:
+    """Raise SystemExit with one line unless ``found`` is simavr 1.6.x."""
+    if found is None:
+        raise SystemExit(
+            "fairdie: libsimavr not found (install libsimavr-dev 1.6, or run `make setup`)"
+        )
+    if found != SIMAVR_VERSION and not found.startswith(SIMAVR_VERSION + "."):
+        raise SystemExit(
+            f"fairdie: libsimavr {found} found, but fairdie needs {SIMAVR_VERSION}"
+            " (1.7 breaks the ATtiny13 core): install Debian bookworm's libsimavr-dev"
+        )
 
 
 def _pkg_config(*args: str) -> list[str]:
-    if shutil.which("pkg-config") is None:
-        return []
-    r = subprocess.run(["pkg-config", *args, "simavr"], capture_output=True, text=True)
-    return r.stdout.split() if r.returncode == 0 else []
+    out = _run("pkg-config", *args, "simavr")
+    return out.split() if out else []
 
 
 def _relative(path: Path) -> str:
@@ -47,17 +68,24 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
-ffibuilder = FFI()
-ffibuilder.cdef(_cdef())
-ffibuilder.set_source(
-    "fairdie.sim._simavr",
-    '#include "_shim.h"\n',
-    sources=[_relative(HERE / "_shim.c")],
-    include_dirs=[str(HERE)],
-    libraries=["simavr"],
-    library_dirs=[a[2:] for a in _pkg_config("--libs") if a.startswith("-L")],
-    extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-)
+def make_builder() -> FFI:
+    ffi = FFI()
+    ffi.cdef((HERE / "_api.h").read_text() + "\n" + _CALLBACKS)
+    ffi.set_source(
+        "fairdie.sim._simavr",
+        '#include "_shim.h"\n',
+        sources=[_relative(HERE / "_shim.c")],
+        include_dirs=[str(HERE)],
+        libraries=["simavr"],
+        library_dirs=[a[2:] for a in _pkg_config("--libs") if a.startswith("-L")],
+        extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+    )
+    return ffi
+
+
+if os.environ.get("FAIRDIE_SKIP_SIMAVR_VERSION_CHECK") != "1":
+    check_simavr_version(simavr_version())
+ffibuilder = make_builder()
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)

@@ -7,41 +7,53 @@ counted in CPU cycles; seconds appear only as conveniences at the edges.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
-import random
+import struct
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fairdie.errors import FairdieError, FirmwareError, SimulationError
-from fairdie.sim._firmware import Firmware, Symbol, load_firmware, mcu_matches
-from fairdie.sim._regs import register_map
+from fairdie.sim._firmware import Firmware, Symbol, check_fits, load_firmware, mcu_matches
+from fairdie.sim._pinout import compare_pins
+from fairdie.sim._regs import bit_location, register_map
 from fairdie.sim._simavr import ffi, lib
-from fairdie.sim._types import EepromWrite, Level, PortChange, StopReason, parse_pin
+from fairdie.sim._types import (
+    TRACEABLE,
+    AdcConversion,
+    EepromWrite,
+    Event,
+    EventKind,
+    Level,
+    PinChange,
+    StopReason,
+    Until,
+    parse_pin,
+)
 
-__all__ = ["SIMAVR_FIXES", "AdcSource", "Chip", "SignalChange"]
+__all__ = ["SIMAVR_FIXES", "AdcSource", "Chip", "Snapshot", "Trace"]
 
 #: A constant in millivolts, or a callable ``channel -> millivolts`` called once per conversion.
 AdcSource = float | int | Callable[[int], float]
 
-_STOP_BITS = (
-    (lib.FD_STOP_DEADLINE, StopReason.DEADLINE),
-    (lib.FD_STOP_PIN, StopReason.PIN),
-    (lib.FD_STOP_PC, StopReason.PC),
-    (lib.FD_STOP_QUIET, StopReason.QUIET),
-    (lib.FD_STOP_HALTED, StopReason.HALTED),
-)
 _EE_MODES = ("erase+write", "erase", "write")
+_EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
+_LOG_BUF = ffi.new("char[]", 1 << 13)
+_SIMAVR_LOG = logging.getLogger("fairdie.simavr")
+# simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
+_LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
 # Live chips by id, for the ADC callback. The C side holds the id, not a
 # reference, so a chip is freed as soon as Python drops it (no cycle to wait for).
 _CHIPS: weakref.WeakValueDictionary[int, Chip] = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
+_SUPPLY = ("VCC", "GND")
 
 #: The simavr 1.6 fixes a chip applies (all by default); see README "The engine".
 SIMAVR_FIXES = {
@@ -53,20 +65,15 @@ SIMAVR_FIXES = {
     "irq": lib.FD_FIX_IRQ,  # interrupt response: 4 cycles, 8 when it wakes the CPU
     "pin_bit": lib.FD_FIX_PIN_BIT,  # SBI/CBI on PINx toggles one pin
     "wdt": lib.FD_FIX_WDT,  # the watchdog's interrupt mode is not one-shot
-    "sram": 0,  # power-on refills registers and SRAM (done here, not in C)
+    "sram": lib.FD_FIX_SRAM,  # power-on fills registers and SRAM with seeded junk
+    "pullup": lib.FD_FIX_PULLUP,  # one pin model: no pull-up re-applied over a drive
+    "compare": lib.FD_FIX_COMPARE,  # compare outputs drive their datasheet pin
+    "memory": lib.FD_FIX_MEMORY,  # stray accesses stay inside the shim's buffers
+    "adc": lib.FD_FIX_ADC,  # ADC channel and reference latched when a conversion starts
 }
 
 
-@dataclass(frozen=True, slots=True)
-class SignalChange:
-    """A change of an internal signal: ``sleep``, ``eeprom_busy`` or ``adc_mv``."""
-
-    cycle: int
-    name: str
-    value: int
-
-
-@ffi.def_extern()  # type: ignore[untyped-decorator]
+@ffi.def_extern()
 def fd_py_adc(handle: Any, channel: int) -> int:
     chip = _CHIPS.get(int(ffi.cast("uintptr_t", handle)))
     return -1 if chip is None else chip._feed_adc(channel)
@@ -81,6 +88,66 @@ def _check(rc: int, error: type[FairdieError], message: str) -> None:
 def _check_range(what: str, value: float, lo: float, hi: float) -> None:
     if not (lo <= value <= hi) or (isinstance(value, float) and math.isnan(value)):
         raise FairdieError(f"{what} {value} is out of range ({lo}..{hi})")
+
+
+class Trace:
+    """The events recorded so far, kept as the C shim wrote them (24 bytes each).
+
+    Nothing is decoded until asked for: :meth:`events` and the typed views
+    decode lazily, so a long run costs one copy per drain, not one Python
+    object per event.
+    """
+
+    __slots__ = ("_buf",)
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def __len__(self) -> int:
+        return len(self._buf) // _EVENT.size
+
+    def clear(self) -> None:
+        self._buf.clear()
+
+    def raw(self) -> bytes:
+        """The packed events (``<QIIII``: cycle, kind, a, b, c), e.g. for numpy."""
+        return bytes(self._buf)
+
+    def mark(self) -> int:
+        """A position to pass as ``since`` later."""
+        return len(self)
+
+    def tuples(self, since: int = 0) -> Iterator[tuple[int, int, int, int, int]]:
+        return _EVENT.iter_unpack(memoryview(self._buf)[since * _EVENT.size :])
+
+    def events(self, kinds: EventKind = TRACEABLE, since: int = 0) -> Iterator[Event]:
+        for cycle, kind, a, b, c in self.tuples(since):
+            if kind & kinds:
+                yield Event(cycle, EventKind(kind), a, b, c)
+
+    def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
+        want = ord(port.upper()) if port else 0
+        return [
+            PinChange(cycle, chr(a), b, c)
+            for cycle, kind, a, b, c in self.tuples(since)
+            if kind == EventKind.PIN and (not want or a == want)
+        ]
+
+    def adc(self, since: int = 0) -> list[AdcConversion]:
+        return [AdcConversion.from_event(e) for e in self.events(EventKind.ADC, since)]
+
+    def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
+        return list(self.events(kind, since))
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A whole chip at one cycle; :meth:`Chip.restore` puts it back."""
+
+    chip_id: int
+    cycle: int
+    data: bytes
+    python: tuple[Any, ...]
 
 
 class Chip:
@@ -101,7 +168,7 @@ class Chip:
         vcc_mv: int | None = None,
         seed: int = 0,
         eeprom: bytes | None = None,
-        trace: bool = True,
+        trace: bool | EventKind = True,
         simavr_fixes: Iterable[str] | None = None,
     ) -> None:
         fw = firmware if isinstance(firmware, Firmware) else load_firmware(firmware, mcu=mcu)
@@ -117,6 +184,7 @@ class Chip:
         _check_range("f_cpu", f, 1_000, _MAX_F_CPU)
         vcc = vcc_mv or fw.vcc_mv or 3000
         _check_range("vcc_mv", vcc, 1800, 5500)
+        _check_range("seed", seed, 0, 2**64 - 1)
 
         self.firmware = fw
         self.mcu = mcu.lower()
@@ -134,12 +202,14 @@ class Chip:
         raw = ffi.NULL
         # simavr names the "A" parts' cores without the A (attiny84a -> attiny84)
         for core in dict.fromkeys([self.mcu.removesuffix("a"), self.mcu]):
-            raw = lib.fd_new(core.encode(), self.frequency, self.vcc_mv, handle, mask)
+            raw = lib.fd_new(core.encode(), handle, mask, seed)
             if raw != ffi.NULL:
                 break
         if raw == ffi.NULL:
             raise FirmwareError(f"simavr has no model of the MCU {self.mcu!r}")
         self._c = ffi.gc(raw, lib.fd_free)
+        self._configure_pins()
+        _check(lib.fd_start(self._c, self.frequency, self.vcc_mv), FirmwareError, "simavr init")
         info = ffi.new("fd_info *")
         lib.fd_get_info(self._c, info)
         self.flash_size = int(info.flash_size)
@@ -147,26 +217,47 @@ class Chip:
         self.ramend = int(info.ramend)
         self.eeprom_size = int(info.eeprom_size)
         self.ports = ffi.string(info.ports).decode()
+        self._snapshot_size = int(info.snapshot_size)
+        self._snap_buf = ffi.new("uint8_t[]", self._snapshot_size)
 
-        if len(fw.flash) > self.flash_size:
-            raise FirmwareError(
-                f"{name} needs {len(fw.flash)} bytes of flash; the {self.mcu} has {self.flash_size}"
-            )
+        check_fits(
+            fw,
+            self.mcu,
+            flash_size=self.flash_size,
+            sram_size=self.ramend + 1 - self.sram_start,
+            eeprom_size=self.eeprom_size,
+        )
         _check(lib.fd_load_flash(self._c, fw.flash, len(fw.flash), 0), FirmwareError, "flash load")
         image = eeprom if eeprom is not None else fw.eeprom
         if image:
             self.write_eeprom(0, image)
 
-        self._rng = random.Random(seed)
         self._adc: dict[int, Callable[[int], float]] = {}
         self._adc_error: BaseException | None = None
-        self.port_changes: list[PortChange] = []
-        self.signal_changes: list[SignalChange] = []
+        self._stops = ffi.new("fd_stops *")
+        self._why = ffi.new("fd_event *")
+        self._led_out = ffi.new("uint64_t[32]")
+        self._nleds = 0
+        self.trace = Trace()
+        self.stop_event: Event | None = None
         self.power_on_cycle = 0
         self.power_ons = 0
-        lib.fd_trace_enable(self._c, int(trace))
+        self.trace_kinds = TRACEABLE if trace is True else EventKind(trace or 0)
         self._drain()
-        self.port_changes.clear()
+
+    def _configure_pins(self) -> None:
+        """Tell the shim what simavr 1.6 does not know: compare output pins, PUD."""
+        regs = register_map(self.mcu)
+        for cp in compare_pins(self.mcu):
+            port, bit = parse_pin(cp.pin)
+            if cp.register in regs:
+                lib.fd_set_compare_pin(
+                    self._c, cp.timer.encode(), cp.comp, regs[cp.register], cp.shift,
+                    port.encode(), bit,
+                )  # fmt: skip
+        pud = bit_location(self.mcu, "PUD")
+        if pud is not None:
+            lib.fd_set_pud(self._c, *pud)
 
     # ---- power ----------------------------------------------------------
 
@@ -176,14 +267,11 @@ class Chip:
 
     def power_on(self) -> None:
         """Power-on reset: I/O registers at reset values, PORF set, SRAM and
-        registers filled with (seeded) garbage; EEPROM and flash kept."""
+        registers filled with (seeded) junk; EEPROM, flash and the outside
+        world's drives and pulls are kept."""
         if self.powered:
             raise SimulationError("power_on: the chip is already powered")
-        fill = self._rng.randbytes(32 + self.ramend + 1 - self.sram_start)
-        if "sram" in self.simavr_fixes:
-            lib.fd_power_on(self._c, fill, len(fill))
-        else:
-            lib.fd_power_on(self._c, ffi.NULL, 0)
+        lib.fd_power_on(self._c)
         self.power_ons += 1
         self.power_on_cycle = self.cycle
         self._drain()
@@ -238,38 +326,34 @@ class Chip:
         cycles: int | None = None,
         *,
         seconds: float | None = None,
-        until_pin: str | Iterable[str] | None = None,
-        until_pc: int | str | None = None,
-        until_quiet: float | None = None,
+        to_cycle: int | None = None,
+        until: Until | None = None,
     ) -> StopReason:
-        """Run for ``cycles`` (or ``seconds``) or until a condition, in C.
+        """Run in C for ``cycles``, ``seconds``, or to the absolute cycle
+        ``to_cycle``, or until an engine event of ``until``.
 
-        ``until_pin``: stop when one of these pins changes level.
-        ``until_pc``: stop when the program counter reaches a byte address or symbol.
-        ``until_quiet``: stop once asleep with no pin change for that many seconds.
+        Returns why it stopped; a stop on an event has that event's kind set
+        and leaves the event in :attr:`stop_event`.
         """
-        if (cycles is None) == (seconds is None):
-            raise FairdieError("run: give exactly one of cycles and seconds")
-        n = self.cycles_for(seconds) if seconds is not None else int(cycles or 0)
-        if n < 0:
-            raise FairdieError(f"run: cycles {n} is negative")
+        given = sum(x is not None for x in (cycles, seconds, to_cycle))
+        if given != 1:
+            raise FairdieError("run: give exactly one of cycles, seconds and to_cycle")
+        if to_cycle is not None:
+            deadline = int(to_cycle)
+            if deadline < self.cycle:
+                raise FairdieError(f"run: cycle {deadline} is in the past (now {self.cycle})")
+        else:
+            n = self.cycles_for(seconds) if seconds is not None else int(cycles or 0)
+            if n < 0:
+                raise FairdieError(f"run: cycles {n} is negative")
+            deadline = self.cycle + n
         if not self.powered:
             raise SimulationError("run: the chip is not powered")
-        watch = ffi.NULL
-        if until_pin is not None:
-            pins = [until_pin] if isinstance(until_pin, str) else list(until_pin)
-            w = bytearray(12)
-            for p in pins:
-                port, bit = self._pin(p)
-                w[ord(port) - ord("A")] |= 1 << bit
-            watch = ffi.new("uint8_t[12]", bytes(w))
-        pc = -1
-        if until_pc is not None:
-            pc = self.symbol(until_pc).address if isinstance(until_pc, str) else int(until_pc)
-        quiet = self.cycles_for(until_quiet) if until_quiet is not None else 0
-        deadline = self.cycle + n
+        stops = self._set_stops(until)
+        why = self._why
+        self.stop_event = None
         while True:
-            bits = lib.fd_run(self._c, deadline, watch, pc, quiet)
+            bits = lib.fd_run(self._c, deadline, stops, why)
             self._drain()
             if bits & lib.FD_STOP_CALLBACK_ERROR:
                 err, self._adc_error = self._adc_error, None
@@ -281,32 +365,98 @@ class Chip:
                 )
             if bits & ~lib.FD_STOP_TRACE_FULL:
                 break
+        return self._reason(bits)
+
+    def _reason(self, bits: int) -> StopReason:
         reason = StopReason(0)
-        for bit, flag in _STOP_BITS:
+        if bits & lib.FD_STOP_EVENT:
+            w = self._why
+            self.stop_event = Event(int(w.cycle), EventKind(w.kind), int(w.a), int(w.b), int(w.c))
+            reason |= StopReason(int(w.kind))
+        for bit, flag in (
+            (lib.FD_STOP_DEADLINE, StopReason.DEADLINE),
+            (lib.FD_STOP_QUIET, StopReason.QUIET),
+            (lib.FD_STOP_HALTED, StopReason.HALTED),
+            (lib.FD_STOP_OFF, StopReason.OFF),
+        ):
             if bits & bit:
                 reason |= flag
         return reason
 
+    def _set_stops(self, until: Until | None) -> Any:
+        if until is None:
+            return ffi.NULL
+        s = self._stops
+        s.kinds = int(until.kinds)
+        ffi.memmove(s.pins, bytes(12), 12)
+        for p in until.pins:
+            port, bit = self._pin(p)
+            s.pins[ord(port) - ord("A")] |= 1 << bit
+        s.vectors = 0
+        for v in until.vectors:
+            _check_range("interrupt vector", v, 1, 63)
+            s.vectors |= 1 << v
+        s.pc = -1
+        if until.pc is not None:
+            s.pc = self.symbol(until.pc).address if isinstance(until.pc, str) else int(until.pc)
+        s.quiet_cycles = 0
+        if until.quiet_seconds is not None:
+            s.quiet_cycles = max(1, self.cycles_for(until.quiet_seconds))
+        return s
+
     def run_raw(self, cycles: int) -> None:
-        """simavr's own run loop with nothing of ours in it (for benchmarks)."""
+        """``avr->run`` in a C loop with nothing of ours in it (the benchmark's baseline)."""
         lib.fd_run_raw(self._c, self.cycle + cycles)
         self._drain()
 
     def step_from_python(self, cycles: int) -> None:
         """One simavr step per Python call, as the old pysimavr binding ran.
 
-        A benchmark yardstick only: fifteen-odd times slower than :meth:`run`.
+        A benchmark yardstick only: many times slower than :meth:`run`.
         """
         end = self.cycle + cycles
         step, c = lib.fd_step, self._c
-        while lib.fd_cycle(c) < end:
-            step(c)
+        while step(c) < end:
+            pass
+        self._drain()
+
+    # ---- snapshots -----------------------------------------------------------
+
+    def snapshot(self) -> Snapshot:
+        """The whole chip now: CPU, memories, peripherals, pending timers and
+        interrupts, the EEPROM write in flight, the pin model, the LED
+        history and the ADC sources' positions (a source with ``snapshot()``
+        and ``restore(state)`` methods is asked for its state; other callables
+        are taken as stateless)."""
+        buf = self._snap_buf
+        lib.fd_snapshot(self._c, buf)
+        sources = tuple(
+            (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
+            for ch, src in self._adc.items()
+        )
+        return Snapshot(
+            chip_id=self._id,
+            cycle=self.cycle,
+            data=ffi.buffer(buf, self._snapshot_size)[:],
+            python=(self.power_ons, self.power_on_cycle, sources),
+        )
+
+    def restore(self, snap: Snapshot) -> None:
+        """Put back a snapshot this chip made; running on repeats the first run."""
+        if snap.chip_id != self._id:
+            raise SimulationError("restore: the snapshot was made by another chip")
+        _check(lib.fd_restore(self._c, snap.data), SimulationError, "restore: snapshot mismatch")
+        self.power_ons, self.power_on_cycle, sources = snap.python
+        self._adc = {ch: src for ch, src, _ in sources}
+        for _, src, state in sources:
+            if state is not None:
+                src.restore(state)
         self._drain()
 
     # ---- memory ------------------------------------------------------------
 
     def read_data(self, address: int, size: int = 1) -> bytes:
-        """Data space: registers, I/O and SRAM, by data-space address."""
+        """Data space: registers, I/O and SRAM, by data-space address (raw memory)."""
         buf = ffi.new("uint8_t[]", max(size, 1))
         _check(
             lib.fd_data_read(self._c, address, buf, size),
@@ -322,6 +472,7 @@ class Chip:
             FairdieError,
             f"data write 0x{address:x}+{len(data)} is outside the {self.mcu}",
         )
+        self._drain()
 
     def register(self, name: str) -> int:
         """Data-space address of an I/O register by its datasheet name."""
@@ -331,7 +482,14 @@ class Chip:
             raise FairdieError(f"the {self.mcu} has no register {name!r}") from None
 
     def read_io(self, name: str) -> int:
-        return self.read_data(self.register(name))[0]
+        """Read an I/O register as the CPU would, through its peripheral's
+        handler (a running timer's TCNTn counts; reading ADCL has its datasheet
+        side effect)."""
+        address = self.register(name)
+        v = lib.fd_io_read(self._c, address)
+        if v < 0:
+            return self.read_data(address)[0]  # a 16-bit-space register beyond the I/O area
+        return int(v)
 
     def write_io(self, name: str, value: int) -> None:
         """Write an I/O register as the CPU would (the peripheral reacts)."""
@@ -400,7 +558,7 @@ class Chip:
         _check_range("single_us", single_us, 1, 100_000)
         lib.fd_eeprom_set_times(self._c, erase_write_us, single_us)
 
-    # ---- pins and ADC ------------------------------------------------------------
+    # ---- pins ------------------------------------------------------------------
 
     def _pin(self, name: str) -> tuple[str, int]:
         try:
@@ -412,7 +570,7 @@ class Chip:
         return port, bit
 
     def port_regs(self, port: str) -> tuple[int, int, int]:
-        """(DDR, PORT, PIN) of a port, e.g. ``chip.port_regs("B")``."""
+        """(DDR, PORT, PIN) of a port as raw memory, e.g. ``chip.port_regs("B")``."""
         d, o, p = ffi.new("uint8_t *"), ffi.new("uint8_t *"), ffi.new("uint8_t *")
         _check(
             lib.fd_port_regs(self._c, port.upper().encode(), d, o, p),
@@ -421,23 +579,95 @@ class Chip:
         )
         return int(d[0]), int(o[0]), int(p[0])
 
+    def port_state(self, port: str) -> int:
+        """A port's state word in the pin model (see :class:`PinChange`)."""
+        v = int(lib.fd_port_state(self._c, port.upper().encode()))
+        if v < 0:
+            raise FairdieError(f"the {self.mcu} has no port {port}")
+        return v
+
     def level(self, pin: str) -> Level:
-        """What the pin drives: LOW/HIGH as an output, PULLUP or Z as an input."""
+        """The pin in the one pin model: driven (by the chip or from outside),
+        pulled, or floating."""
         port, bit = self._pin(pin)
-        if not self.powered:
-            return Level.Z
-        ddr, out, _ = self.port_regs(port)
-        return PortChange(self.cycle, port, ddr, out).level(bit)
+        return Level.of(self.port_state(port), bit)
+
+    def high(self, pin: str) -> bool:
+        """The wire's logic level: what the firmware reads on this pin."""
+        port, bit = self._pin(pin)
+        return bool((self.port_state(port) >> bit) & 1)
 
     def drive(self, pin: str, level: bool | int | None) -> None:
-        """Drive an input pin from outside (True/False), or release it (None:
-        it then reads its pull-up, or low when floating, as simavr does)."""
+        """Drive a pin from outside (True/False), or release it (None). The
+        drive outlasts power cycles, as a wire does."""
         port, bit = self._pin(pin)
         lvl = -1 if level is None else int(bool(level))
         _check(
             lib.fd_pin_drive(self._c, port.encode(), bit, lvl), FairdieError, f"cannot drive {pin}"
         )
         self._drain()
+
+    def pull(self, pin: str, direction: str | None) -> None:
+        """An external resistor: ``"up"``, ``"down"`` or None (removed). It
+        holds the pin while nothing drives it, and wins over the internal
+        pull-up (it is the stronger resistor)."""
+        code = {"up": 1, "down": -1, None: 0}.get(direction)
+        if code is None:
+            raise FairdieError(f"pull {direction!r}: choose 'up', 'down' or None")
+        port, bit = self._pin(pin)
+        _check(
+            lib.fd_pin_pull(self._c, port.encode(), bit, code), FairdieError, f"cannot pull {pin}"
+        )
+        self._drain()
+
+    def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
+        """The pin trace (optionally of one port): shorthand for ``trace.pin_changes``."""
+        return self.trace.pin_changes(port, since)
+
+    # ---- LEDs: light integrated in C -----------------------------------------------
+
+    def set_leds(self, leds: Iterable[tuple[str, str]]) -> None:
+        """LEDs as (anode, cathode) pins; ``"VCC"``/``"GND"`` for the supply. An
+        LED is lit while its anode is driven high and its cathode driven low."""
+        items = list(leds)
+        if len(items) > 32:
+            raise FairdieError(f"at most 32 LEDs, not {len(items)}")
+        arr = ffi.new("fd_led[]", max(1, len(items)))
+        for i, (anode, cathode) in enumerate(items):
+            for end, name in ((0, anode), (1, cathode)):
+                if name.upper() in _SUPPLY:
+                    continue
+                port, bit = self._pin(name)
+                if end == 0:
+                    arr[i].anode_port, arr[i].anode_bit = ord(port), bit
+                else:
+                    arr[i].cathode_port, arr[i].cathode_bit = ord(port), bit
+        _check(lib.fd_leds_set(self._c, arr, len(items)), FairdieError, "bad LED pins")
+        self._nleds = len(items)
+
+    def leds_restart(self) -> None:
+        """Forget the LED history: light is counted from now on."""
+        lib.fd_leds_restart(self._c)
+
+    def leds_now(self) -> int:
+        """A mask of the LEDs lit now (bit i = the i-th of :meth:`set_leds`)."""
+        return int(lib.fd_leds_now(self._c))
+
+    def leds_first_lit(self) -> int | None:
+        """The cycle at which some LED first lit since the last restart."""
+        v = int(lib.fd_leds_first_lit(self._c))
+        return None if v < 0 else v
+
+    def leds_lit_cycles(self, start: int, end: int) -> list[int]:
+        """Each LED's lit cycles over ``[start, end)``."""
+        out = self._led_out
+        if lib.fd_leds_lit_cycles(self._c, start, end, out) != 0:
+            raise SimulationError(
+                f"the LED history no longer reaches cycle {start}: ask for a shorter window"
+            )
+        return [int(out[i]) for i in range(self._nleds)]
+
+    # ---- ADC ------------------------------------------------------------------------
 
     def set_adc(self, channel: int, source: AdcSource) -> None:
         """Feed an ADC channel: a constant in millivolts, or a callable
@@ -461,33 +691,40 @@ class Chip:
             self._adc_error = e
             return -1
 
+    def adc_log(self, since: int = 0) -> list[AdcConversion]:
+        """Every conversion since trace position ``since``: channel, reference,
+        millivolts and the code the firmware reads, as logged in C."""
+        return self.trace.adc(since)
+
     # ---- trace ----------------------------------------------------------------------
 
+    @property
+    def trace_kinds(self) -> EventKind:
+        """The kinds of event the trace records (fewer is faster)."""
+        return self._trace_kinds
+
+    @trace_kinds.setter
+    def trace_kinds(self, kinds: EventKind) -> None:
+        self._trace_kinds = EventKind(kinds) & TRACEABLE
+        lib.fd_trace_mask(self._c, int(self._trace_kinds))
+
     def _drain(self) -> None:
-        ev = _EVENTS
+        c, ev, buf = self._c, _EVENTS, self.trace._buf
         while True:
-            n = lib.fd_trace_drain(self._c, ev, _TRACE_BATCH)
-            for i in range(n):
-                e = ev[i]
-                k = e.kind
-                if k == lib.FD_EV_PORT:
-                    self.port_changes.append(PortChange(int(e.cycle), chr(e.a), int(e.b), int(e.c)))
-                elif k == lib.FD_EV_SLEEP:
-                    self.signal_changes.append(SignalChange(int(e.cycle), "sleep", int(e.a)))
-                elif k == lib.FD_EV_EEPROM:
-                    self.signal_changes.append(SignalChange(int(e.cycle), "eeprom_busy", int(e.a)))
-                elif k == lib.FD_EV_ADC:
-                    self.signal_changes.append(SignalChange(int(e.cycle), "adc_mv", int(e.c)))
+            n = lib.fd_trace_drain(c, ev, _TRACE_BATCH)
+            if n:
+                buf += ffi.buffer(ev, n * _EVENT.size)
             if n < _TRACE_BATCH:
-                return
+                break
+        n = lib.fd_log_drain(c, _LOG_BUF, len(_LOG_BUF))
+        if n:
+            for line in ffi.buffer(_LOG_BUF, n)[:].decode("utf-8", "replace").splitlines():
+                if line:
+                    level = _LOG_LEVELS.get(ord(line[0]) - 48, logging.DEBUG)
+                    _SIMAVR_LOG.log(level, "%s: %s", self.mcu, line[1:].strip())
 
     def clear_trace(self) -> None:
-        self.port_changes.clear()
-        self.signal_changes.clear()
-
-    def port_state(self) -> dict[str, tuple[int, int]]:
-        """Every port's (DDR, PORT) now, the starting point for a trace."""
-        return {p: self.port_regs(p)[:2] for p in self.ports}
+        self.trace.clear()
 
     def write_vcd(
         self,
@@ -495,9 +732,9 @@ class Chip:
         *,
         pins: Iterable[str] | None = None,
         signals: Iterable[str] = ("sleep", "eeprom_busy", "adc_mv"),
-        start: int = 0,
+        since: int = 0,
     ) -> Path:
-        """Write the recorded trace (since ``start``) as a VCD file."""
+        """Write the recorded trace (from trace position ``since``) as a VCD file."""
         from fairdie.sim._vcd import write_vcd
 
         names = (
@@ -509,8 +746,7 @@ class Chip:
             Path(path),
             frequency=self.frequency,
             pins=names,
-            port_changes=[c for c in self.port_changes if c.cycle >= start],
+            events=list(self.trace.events(since=since)),
             signals=list(signals),
-            signal_changes=[c for c in self.signal_changes if c.cycle >= start],
             end=self.cycle,
         )

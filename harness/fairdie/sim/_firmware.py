@@ -2,11 +2,17 @@
 
 Pure Python (pyelftools), so the CLI can reject a bad file before any
 simulator exists. Every problem is a one-line :class:`FirmwareError`.
+:func:`check_fits` refuses an image built for another MCU before it runs: a
+program for a larger chip makes simavr write outside its memory.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import os
+import re
+import shutil
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -15,7 +21,15 @@ from pathlib import Path
 
 from fairdie.errors import FirmwareError
 
-__all__ = ["Firmware", "Symbol", "load_firmware", "mcu_matches", "read_ihex"]
+__all__ = [
+    "DeviceInfo",
+    "Firmware",
+    "Symbol",
+    "check_fits",
+    "load_firmware",
+    "mcu_matches",
+    "read_ihex",
+]
 
 _EM_AVR = 83
 _DATA_BASE = 0x800000  # avr-gcc puts data space here in the ELF
@@ -24,6 +38,27 @@ _EEPROM_END = 0x820000  # fuses, lock bits, signature and simavr's .mmcu lie abo
 _MMCU_TAG_NAME = 1
 _MMCU_TAG_FREQUENCY = 2
 _MMCU_TAG_VCC = 3
+_EF_AVR_MACH = 0x7F  # e_flags: the architecture; 0x80 is "link-relax prepared"
+_DEVICEINFO = ".note.gnu.avr.deviceinfo"
+_SHF_ALLOC = 0x2
+# avr-libc's lib folder: <arch>[/<multilib>]/crt<mcu>.o (FAIRDIE_AVR_LIBC overrides)
+_AVR_LIBC_DIRS = ("/usr/lib/avr/lib", "/usr/avr/lib", "/usr/local/avr/lib")
+_MCU_NAME = re.compile(r"[a-z0-9_]+\Z")
+_SMALL_FLASH = 8192  # up to 8 KB, RJMP reaches all of flash: one word per vector
+_JMP_CALL_MASK, _JMP, _CALL = 0xFE0E, 0x940C, 0x940E
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceInfo:
+    """avr-libc's ``.note.gnu.avr.deviceinfo``: the device an ELF was linked for (bytes)."""
+
+    name: str
+    flash_start: int
+    flash_size: int
+    sram_start: int
+    sram_size: int
+    eeprom_start: int
+    eeprom_size: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +80,9 @@ class Firmware:
     f_cpu: int | None = None
     vcc_mv: int | None = None
     symbols: Mapping[str, Symbol] = field(default_factory=dict)
+    arch: int | None = None  #: the ELF's AVR architecture (e_flags & 0x7F: 25 is avr25)
+    device: DeviceInfo | None = None  #: the ELF's avr-libc device-info note
+    sections: Mapping[str, int] = field(default_factory=dict)  #: ELF section sizes (bytes)
 
     @property
     def digest(self) -> str:
@@ -106,17 +144,129 @@ def load_firmware(
         raise FirmwareError(f"{p}: neither an ELF nor an Intel HEX file")
     if mcu is not None and fw.mcu is not None and not mcu_matches(mcu, fw.mcu):
         raise FirmwareError(f"{p}: built for {fw.mcu}, not {mcu}")
+    if mcu is not None:
+        _check_built_for(fw, mcu, str(p))
     if f_cpu is not None and fw.f_cpu is not None and f_cpu != fw.f_cpu:
         raise FirmwareError(f"{p}: built for {fw.f_cpu} Hz, not {f_cpu} Hz")
-    return Firmware(
-        path=fw.path,
-        flash=fw.flash,
-        eeprom=fw.eeprom,
+    return dataclasses.replace(
+        fw,
         mcu=fw.mcu or (mcu.lower() if mcu else None),
         f_cpu=f_cpu if f_cpu is not None else fw.f_cpu,
-        vcc_mv=fw.vcc_mv,
-        symbols=fw.symbols,
     )
+
+
+def check_fits(
+    fw: Firmware, mcu: str, *, flash_size: int, sram_size: int, eeprom_size: int
+) -> None:
+    """Refuse ``fw`` unless it was built for ``mcu`` and fits its memories (bytes).
+
+    In order: the MCU named by the ELF's device-info note (avr-libc's), its
+    architecture against the one avr-libc builds ``mcu`` for (skipped when
+    avr-libc does not know ``mcu``), a 4-byte vector table on a device of at
+    most 8 KB (how a HEX built for a larger chip shows), then the ELF's section
+    sizes and the image's extent. Raises a one-line FirmwareError. (``fw.mcu``
+    is not looked at: for a HEX it is what the caller asked, not what the file
+    says; simavr's .mmcu name is checked by load_firmware and Chip.)
+    """
+    where = fw.path.name if fw.path else "the firmware"
+    mcu = mcu.lower()
+    _check_built_for(fw, mcu, where)
+    if flash_size <= _SMALL_FLASH:
+        _check_vectors(fw.flash, mcu, flash_size, where)
+    get = fw.sections.get
+    for what, used, size in (
+        ("flash (.text+.data)", get(".text", 0) + get(".data", 0), flash_size),
+        (
+            "SRAM (.data+.bss+.noinit)",
+            get(".data", 0) + get(".bss", 0) + get(".noinit", 0),
+            sram_size,
+        ),
+        ("EEPROM (.eeprom)", get(".eeprom", 0), eeprom_size),
+        ("flash", len(fw.flash), flash_size),
+        ("EEPROM", len(fw.eeprom or b""), eeprom_size),
+    ):
+        if used > size:
+            raise FirmwareError(f"{where}: needs {used} bytes of {what}; the {mcu} has {size}")
+
+
+def _check_built_for(fw: Firmware, mcu: str, where: str) -> None:
+    """The MCU an ELF's device-info note names and its architecture, against ``mcu``."""
+    if fw.device is not None and not mcu_matches(mcu, fw.device.name):
+        raise FirmwareError(
+            f"{where}: built for {fw.device.name} (its device-info note), not {mcu}"
+        )
+    if fw.arch is not None:
+        want = _libc_arch(mcu)
+        if want is not None and want != fw.arch:
+            raise FirmwareError(
+                f"{where}: built for the {_arch_name(fw.arch)} architecture (ELF flags); "
+                f"{mcu} is {_arch_name(want)}"
+            )
+
+
+def _check_vectors(flash: bytes, mcu: str, flash_size: int, where: str) -> None:
+    """A device of at most 8 KB has one-word vectors (RJMP); a JMP/CALL there means two.
+
+    Only words 0 and 2 are looked at, never the rest of the image (its data
+    could look like a JMP): in a two-word table they are the reset vector's and
+    the first interrupt vector's JMP (word 0 may be an RJMP in hand-written
+    code, word 2 then tells); in a one-word table both are vector slots (the
+    smallest table has four), and most of these small cores have no JMP/CALL.
+    """
+    for word in (0, 2):
+        if len(flash) < 2 * word + 2:
+            break
+        op = flash[2 * word] | flash[2 * word + 1] << 8
+        if (op & _JMP_CALL_MASK) in (_JMP, _CALL):
+            kind = "JMP" if (op & _JMP_CALL_MASK) == _JMP else "CALL"
+            raise FirmwareError(
+                f"{where}: a {kind} at 0x{2 * word:04X} in its vector table (4 bytes per vector):"
+                f" built for an AVR with more than 8 KB of flash, not {mcu} ({flash_size} B)"
+            )
+
+
+def _arch_name(arch: int) -> str:
+    if arch == 100:
+        return "avrtiny"
+    return f"avrxmega{arch - 100}" if arch > 100 else f"avr{arch}"
+
+
+def _libc_arch(mcu: str) -> int | None:
+    """The architecture avr-libc builds ``mcu`` for (from its crt<mcu>.o), or None."""
+    return _crt_arch(mcu.lower(), os.environ.get("FAIRDIE_AVR_LIBC"), shutil.which("avr-gcc"))
+
+
+@lru_cache(maxsize=64)
+def _crt_arch(mcu: str, override: str | None, gcc: str | None) -> int | None:
+    if not _MCU_NAME.match(mcu):
+        return None
+    if override:
+        roots = [Path(override)]
+    else:
+        roots = [Path(d) for d in _AVR_LIBC_DIRS]
+        if gcc:  # a toolchain unpacked anywhere: <prefix>/bin/avr-gcc, <prefix>/avr/lib
+            roots.append(Path(gcc).resolve().parent.parent / "avr" / "lib")
+    name = f"crt{mcu}.o"
+    for root in dict.fromkeys(roots):
+        for pattern in (name, f"*/{name}", f"*/*/{name}"):
+            for crt in sorted(root.glob(pattern)):
+                try:
+                    with crt.open("rb") as f:
+                        arch = _elf_arch(f.read(52))
+                except OSError:
+                    continue
+                if arch is not None:
+                    return arch
+    return None
+
+
+def _elf_arch(header: bytes) -> int | None:
+    """EF_AVR_MACH of a 32-bit little-endian AVR ELF header, None if it is none."""
+    if len(header) < 40 or header[:6] != b"\x7fELF\x01\x01":
+        return None
+    if struct.unpack_from("<H", header, 18)[0] != _EM_AVR:
+        return None
+    return (struct.unpack_from("<I", header, 36)[0] & _EF_AVR_MACH) or None
 
 
 def read_ihex(path: Path) -> dict[int, int]:
@@ -180,7 +330,7 @@ def _to_image(mem: Mapping[int, int], path: Path, what: str) -> bytes:
 def _load_elf(path: Path, mtime_ns: int) -> Firmware:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import SymbolTableSection
+    from elftools.elf.sections import NoteSection, SymbolTableSection
 
     try:
         with path.open("rb") as f:
@@ -197,6 +347,18 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                     eeprom[lma - _EEPROM_BASE] = data
                 elif lma < _DATA_BASE:
                     flash[lma] = data
+            arch = (elf["e_flags"] & _EF_AVR_MACH) or None
+            sections = {
+                sec.name: sec["sh_size"]
+                for sec in elf.iter_sections()
+                if sec.name and sec["sh_flags"] & _SHF_ALLOC
+            }
+            device = None
+            note = elf.get_section_by_name(_DEVICEINFO)
+            if isinstance(note, NoteSection):
+                for n in note.iter_notes():
+                    if n["n_name"] == "AVR":
+                        device = _parse_deviceinfo(bytes(n["n_descdata"]), path)
             mcu = f_cpu = vcc = None
             mmcu = elf.get_section_by_name(".mmcu")
             if mmcu is not None:
@@ -232,7 +394,29 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
         f_cpu=f_cpu,
         vcc_mv=vcc,
         symbols=symbols,
+        arch=arch,
+        device=device,
+        sections=sections,
     )
+
+
+def _parse_deviceinfo(desc: bytes, path: Path) -> DeviceInfo:
+    """The note's descriptor: six u32 (flash, SRAM, EEPROM start and size), then strings.
+
+    After the six comes the length of an offset table, the offsets, and a
+    string table (an empty string, then the device name). avr-libc 2.0 writes
+    one offset (the name's) but gives the table's length as 8, so the string
+    table starts right after that one offset, at byte 32.
+    """
+    if len(desc) < 33:
+        raise FirmwareError(f"{path}: malformed {_DEVICEINFO} ({len(desc)} bytes)")
+    fs, fz, ss, sz, es, ez, _table_len, name_at = struct.unpack_from("<8I", desc)
+    strings = desc[32:]
+    raw = strings[name_at:].split(b"\0", 1)[0] if name_at < len(strings) else b""
+    name = raw.decode("ascii", "replace").lower()
+    if not _MCU_NAME.match(name):
+        raise FirmwareError(f"{path}: malformed {_DEVICEINFO} (device name {raw!r})")
+    return DeviceInfo(name, fs, fz, ss, sz, es, ez)
 
 
 def _join(chunks: Mapping[int, bytes]) -> bytes:

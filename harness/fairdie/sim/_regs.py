@@ -14,12 +14,13 @@ from pathlib import Path
 
 from fairdie.errors import FirmwareError
 
-__all__ = ["register_map"]
+__all__ = ["bit_location", "register_map"]
 
 _INCLUDE_DIRS = ("/usr/lib/avr/include/avr", "/usr/avr/include/avr")
 _DEFINE = re.compile(r"^#\s*define\s+(\w+)\s+_SFR_(IO|MEM)(8|16)\s*\(\s*(0x[0-9A-Fa-f]+|\d+)\s*\)")
 _SELECT = re.compile(r"defined\s*\(\s*__AVR_(\w+)__\s*\)")
 _INCLUDE = re.compile(r"#\s*include\s*<avr/(\w+\.h)>")
+_BIT = re.compile(r"^#\s*define\s+(\w+)\s+([0-7])\s*(?:/[*/].*)?$")
 
 
 def _include_dir() -> Path:
@@ -47,8 +48,7 @@ def _header_for(mcu: str, io_h: str) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def register_map(mcu: str) -> dict[str, int]:
-    """Register name -> data-space address for ``mcu`` (e.g. ``"attiny13a"``)."""
+def _parse(mcu: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     inc = _include_dir()
     header = _header_for(mcu, (inc / "io.h").read_text(errors="replace"))
     if header is None and mcu.lower().endswith("a"):
@@ -56,14 +56,33 @@ def register_map(mcu: str) -> dict[str, int]:
     if header is None:
         raise FirmwareError(f"avr-libc does not describe the MCU {mcu!r}")
     regs: dict[str, int] = {}
+    bits: dict[str, tuple[int, int]] = {}
     # common.h first, where the classic (non-XMEGA) definitions come last and
-    # win; then the device header, which wins over common.h
+    # win; then the device header, which wins over common.h. A bit's define
+    # follows its register's in the device header.
     for name in ("common.h", header):
         path = inc / name
         if not path.is_file():
             continue
+        current: int | None = None
         for line in path.read_text(errors="replace").splitlines():
-            m = _DEFINE.match(line.strip())
+            text = line.strip()
+            m = _DEFINE.match(text)
             if m:
-                regs[m.group(1)] = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
-    return regs
+                current = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
+                regs[m.group(1)] = current
+                continue
+            b = _BIT.match(text)
+            if b and current is not None and name == header:
+                bits.setdefault(b.group(1), (current, int(b.group(2))))
+    return regs, bits
+
+
+def register_map(mcu: str) -> dict[str, int]:
+    """Register name -> data-space address for ``mcu`` (e.g. ``"attiny13a"``)."""
+    return _parse(mcu)[0]
+
+
+def bit_location(mcu: str, name: str) -> tuple[int, int] | None:
+    """A bit by its datasheet name (``"PUD"``): (register address, bit), or None."""
+    return _parse(mcu)[1].get(name)

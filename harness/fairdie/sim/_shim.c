@@ -1,9 +1,13 @@
 /*
- * fairdie's C shim over libsimavr 1.6. See _shim.h for what it fixes and why.
- * Built by cffi (see _build.py) as a second source of the extension; the only
- * symbol it expects from the generated module is fd_py_adc, the extern
- * "Python+C" callback that feeds an ADC conversion.
+ * fairdie's C shim over libsimavr 1.6. See _shim.h for what it fixes and why,
+ * _api.h for what Python sees. Built by cffi (see _build.py) as a second
+ * source of the extension; the only symbol it expects from the generated
+ * module is fd_py_adc, the extern "Python+C" callback that feeds an ADC
+ * conversion.
  */
+#include <malloc.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +15,7 @@
 #include <simavr/avr_eeprom.h>
 #include <simavr/avr_extint.h>
 #include <simavr/avr_ioport.h>
+#include <simavr/avr_timer.h>
 #include <simavr/avr_watchdog.h>
 #include <simavr/sim_avr.h>
 #include <simavr/sim_cycle_timers.h>
@@ -30,75 +35,160 @@ int fd_py_adc(void *handle, int channel);
 #define FD_TRACE_MARGIN 64u
 #define FD_STOP_SLEPT (1u << 16) /* internal: the core fell asleep */
 #define FD_ADC_CHANNELS 16       /* ADC_IRQ_ADC0..ADC15 */
+#define FD_MAX_COMPARE 8
+#define FD_MAX_WATCHED 8
+#define FD_MAX_LEDS 32
+#define FD_LED_HISTORY 1024u /* a power of two */
+#define FD_LOG_CAP 8192u
+/* With FD_FIX_MEMORY the data space covers every 16-bit address and flash
+ * every address LPM's Z reaches: simavr 1.6 stores stray writes below
+ * 32 + MAX_IOs without a bounds check, and reads past its buffers after it
+ * has flagged a crash. */
+#define FD_GUARD_SPAN 0x10000u
+#define FD_SNAP_MAGIC 0x66647331u /* "fds1" */
 
 enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON };
+enum { HOOK_PORT = 0, HOOK_DDR, HOOK_PIN, HOOK_REG };
 
 typedef struct fd_hook {
     struct fd_chip *chip;
     avr_io_write_t orig;
     void *orig_param;
-    int port; /* index into chip->port */
+    int port; /* index into chip->port, for the port hooks */
+    int kind; /* HOOK_* */
 } fd_hook;
 
 typedef struct fd_port {
     char name;
     avr_ioport_t *io;
-    uint8_t ddr, out; /* last seen DDR and PORT */
     fd_hook hooks[3]; /* PORT, DDR, PIN writes */
 } fd_port;
 
+/* A timer's compare output and the pin it drives (datasheet, from Python). */
+typedef struct fd_compare {
+    struct fd_chip *chip;
+    char timer_name;
+    int comp;
+    avr_regbit_t com;
+    char port_name;
+    int bit;
+    int port;       /* index into chip->port */
+    int index;      /* into state.oc */
+    avr_irq_t *out; /* the timer's output IRQ, once attached */
+} fd_compare;
+
+/* Everything of ours that changes while the chip runs, in one struct, so a
+ * snapshot copies it whole. */
+typedef struct fd_state {
+    int powered;
+    int asleep; /* between a logged sleep start and its wake */
+    uint64_t rng;
+    uint64_t sleep_steps;
+    uint64_t last_pin_change;
+    fd_ee_write ew;
+    uint8_t ext_drive[FD_MAX_PORTS], ext_value[FD_MAX_PORTS];
+    uint8_t pull_up[FD_MAX_PORTS], pull_down[FD_MAX_PORTS];
+    uint32_t pin_state[FD_MAX_PORTS];
+    uint8_t oc[FD_MAX_COMPARE];
+    int adc_mode[FD_ADC_CHANNELS];
+    uint32_t adc_mv[FD_ADC_CHANNELS];
+    int adc_latched;   /* a conversion's code waits to be read */
+    uint32_t adc_code; /* that code, right-adjusted */
+    uint32_t led_mask;
+    int64_t led_first;
+    uint32_t led_head, led_count; /* history ring: next slot, entries held */
+    uint32_t wdt_entered;         /* the watchdog's ISR has just been entered */
+} fd_state;
+
+typedef struct fd_led_entry {
+    uint64_t cycle; /* the mask holds from this cycle on */
+    uint64_t mask;
+} fd_led_entry;
+
 struct fd_chip {
-    avr_io_t io; /* first member: simavr calls io.reset after every reset */
+    avr_io_t io; /* simavr calls io.reset after every reset */
     avr_t *avr;
     void *handle; /* the Python Chip, for callbacks */
-    int powered;
-    int powering; /* set while fd_power_on runs avr_reset */
     uint32_t fixes;
+    int powering; /* set while fd_power_on runs avr_reset */
     uint32_t sram_start;
-    uint64_t sleep_steps;
-    int asleep;            /* between a logged sleep start and its wake */
-    uint64_t quiet_cycles; /* while fd_run watches for quiet sleep */
+    size_t block_size; /* simavr's allocation of the MCU (core + peripherals) */
+    size_t data_size, data_snap;
+    fd_state st;
 
     fd_port port[FD_MAX_PORTS];
     int nports;
-    uint8_t pin_watch[FD_MAX_PORTS];
+    fd_hook watched[FD_MAX_WATCHED]; /* registers that change pins: PUD, COM bits */
+    int nwatched;
+    avr_regbit_t pud;
+    fd_compare cmp[FD_MAX_COMPARE];
+    int ncmp;
+
+    /* the run in progress */
     uint32_t stop; /* FD_STOP_* bits raised from inside simavr */
-    uint64_t last_pin_change;
+    fd_stops stops;
+    int any_pin;
+    fd_event why;
+    uint64_t quiet_cycles;
 
-    uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
     avr_watchdog_t *wdt;
-    int wdt_entered; /* the watchdog's ISR has just been entered */
+    uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
     avr_eeprom_t *ee;
-    fd_ee_write ew;
     uint32_t ee_erase_write_us, ee_single_us;
-
-    int adc_mode[FD_ADC_CHANNELS];
-    uint32_t adc_mv[FD_ADC_CHANNELS];
+    avr_adc_t *adc;
     avr_irq_t *adc_in; /* ADC_IRQ_ADC0.. of the ADC, or NULL */
+    avr_io_read_t adc_read[2];
+    void *adc_read_param[2];
 
-    int trace_on;
+    fd_led leds[FD_MAX_LEDS];
+    int led_ap[FD_MAX_LEDS], led_cp[FD_MAX_LEDS]; /* port index, -1 for the supply */
+    uint32_t nleds;
+    fd_led_entry *led_hist;
+
+    uint32_t trace_mask;
     fd_event *trace;
     uint32_t ntrace;
+    char *log;
+    uint32_t nlog;
 };
 
-/* ---- trace ------------------------------------------------------------ */
+/* ---- events: trace and stops --------------------------------------------- */
 
-static void fd_log(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
-    if (!c->trace_on)
-        return;
-    if (c->ntrace >= FD_TRACE_CAP - FD_TRACE_MARGIN)
-        c->stop |= FD_STOP_TRACE_FULL;
-    if (c->ntrace >= FD_TRACE_CAP)
-        return; /* unreachable while runs stop at the margin */
-    fd_event *e = &c->trace[c->ntrace++];
-    e->cycle = c->avr->cycle;
-    e->kind = kind;
-    e->a = a;
-    e->b = b;
-    e->c = d;
+static int fd_stop_matches(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
+    if (kind == FD_EV_PIN) {
+        uint8_t changed = (uint8_t)((b ^ d) & 0xFF);
+        return c->any_pin ? changed != 0 : (changed & c->stops.pins[(a - 'A') % FD_MAX_PORTS]) != 0;
+    }
+    if (kind == FD_EV_IRQ)
+        return !c->stops.vectors || (a < 64 && ((c->stops.vectors >> a) & 1));
+    return 1;
 }
 
-/* Two timers that do nothing but end a sleep fast-forward on time. */
+static void fd_event_raise(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
+    if (c->trace_mask & kind) {
+        if (c->ntrace >= FD_TRACE_CAP - FD_TRACE_MARGIN)
+            c->stop |= FD_STOP_TRACE_FULL;
+        if (c->ntrace < FD_TRACE_CAP) { /* runs stop at the margin, before this */
+            fd_event *e = &c->trace[c->ntrace++];
+            e->cycle = c->avr->cycle;
+            e->kind = kind;
+            e->a = a;
+            e->b = b;
+            e->c = d;
+        }
+    }
+    if ((c->stops.kinds & kind) && !(c->stop & FD_STOP_EVENT) &&
+        fd_stop_matches(c, kind, a, b, d)) {
+        c->stop |= FD_STOP_EVENT;
+        c->why.cycle = c->avr->cycle;
+        c->why.kind = kind;
+        c->why.a = a;
+        c->why.b = b;
+        c->why.c = d;
+    }
+}
+
+/* Timers that do nothing but end a sleep fast-forward on time. */
 static avr_cycle_count_t fd_deadline_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
     (void)avr;
     (void)when;
@@ -113,26 +203,164 @@ static avr_cycle_count_t fd_quiet_timer(avr_t *avr, avr_cycle_count_t when, void
     return 0;
 }
 
-/* ---- ports ------------------------------------------------------------- */
+/* ---- log ------------------------------------------------------------------ */
 
-/* The level a pin shows the world changes when DDR or PORT changes (an input
- * with PORT set is pulled up); one comparison covers both. */
-static void fd_port_seen(fd_chip *c, int i) {
-    fd_port *p = &c->port[i];
-    avr_t *avr = c->avr;
-    uint8_t ddr = avr->data[p->io->r_ddr];
-    uint8_t out = avr->data[p->io->r_port];
-    uint8_t changed = (uint8_t)((ddr ^ p->ddr) | (out ^ p->out));
-    if (!changed)
+/* simavr's logger is process-wide; each line goes to its chip's buffer,
+ * level first, colour escapes dropped. Python drains it into `logging`. */
+static void fd_logger(avr_t *avr, const int level, const char *format, va_list ap) {
+    fd_chip *c = avr ? avr->custom.data : NULL;
+    if (!c || !c->log)
         return;
-    p->ddr = ddr;
-    p->out = out;
-    c->last_pin_change = avr->cycle;
+    char line[512];
+    int n = vsnprintf(line, sizeof line, format, ap);
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = sizeof line - 1;
+    if (c->nlog + (uint32_t)n + 3 > FD_LOG_CAP)
+        return; /* full until drained: later lines are dropped */
+    c->log[c->nlog++] = (char)('0' + level);
+    for (int i = 0; i < n; i++) {
+        if (line[i] == '\033') { /* ESC [ ... m */
+            while (i < n && line[i] != 'm')
+                i++;
+            continue;
+        }
+        if (line[i] != '\r')
+            c->log[c->nlog++] = line[i];
+    }
+    if (c->log[c->nlog - 1] != '\n')
+        c->log[c->nlog++] = '\n';
+}
+
+uint32_t fd_log_drain(fd_chip *c, char *out, uint32_t max) {
+    uint32_t n = c->nlog < max ? c->nlog : max;
+    memcpy(out, c->log, n);
+    memmove(c->log, c->log + n, c->nlog - n);
+    c->nlog -= n;
+    return n;
+}
+
+/* ---- LEDs ------------------------------------------------------------------ */
+
+static uint32_t fd_leds_mask(fd_chip *c) {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < c->nleds; i++) {
+        int on = 1;
+        if (c->led_ap[i] >= 0) {
+            uint32_t s = c->st.pin_state[c->led_ap[i]], b = c->leds[i].anode_bit;
+            on = ((s >> b) & 1) && (((s >> 8) | (s >> 16)) >> b & 1);
+        }
+        if (on && c->led_cp[i] >= 0) {
+            uint32_t s = c->st.pin_state[c->led_cp[i]], b = c->leds[i].cathode_bit;
+            on = !((s >> b) & 1) && (((s >> 8) | (s >> 16)) >> b & 1);
+        }
+        m |= (uint32_t)on << i;
+    }
+    return m;
+}
+
+static void fd_leds_push(fd_chip *c, uint32_t mask) {
+    fd_state *st = &c->st;
+    fd_led_entry *e = &c->led_hist[st->led_head];
+    e->cycle = c->avr->cycle;
+    e->mask = mask;
+    st->led_head = (st->led_head + 1) & (FD_LED_HISTORY - 1);
+    if (st->led_count < FD_LED_HISTORY)
+        st->led_count++;
+    st->led_mask = mask;
+    if (mask && st->led_first < 0)
+        st->led_first = (int64_t)c->avr->cycle;
+}
+
+static void fd_leds_update(fd_chip *c) {
+    if (!c->nleds)
+        return;
+    uint32_t m = fd_leds_mask(c);
+    if (m != c->st.led_mask)
+        fd_leds_push(c, m);
+}
+
+/* ---- the pin model ------------------------------------------------------- */
+
+/* The state word of port i (see _api.h): the chip side (DDR, PORT, the
+ * pull-up unless PUD, compare outputs that take over a pin) combined with
+ * the outside world (driven, or pulled by an external resistor). Where the
+ * chip and the world both drive a pin, the chip's level wins. */
+static uint32_t fd_resolve(fd_chip *c, int i) {
+    avr_t *avr = c->avr;
+    fd_state *st = &c->st;
+    uint8_t ddr = 0, out = 0, ocm = 0, ocv = 0, pud = 0;
+    if (st->powered) {
+        ddr = avr->data[c->port[i].io->r_ddr];
+        out = avr->data[c->port[i].io->r_port];
+        if (c->fixes & FD_FIX_COMPARE)
+            for (int k = 0; k < c->ncmp; k++)
+                if (c->cmp[k].port == i && avr_regbit_get(avr, c->cmp[k].com)) {
+                    ocm |= (uint8_t)(1u << c->cmp[k].bit);
+                    if (st->oc[k])
+                        ocv |= (uint8_t)(1u << c->cmp[k].bit);
+                }
+        if (c->pud.reg)
+            pud = avr_regbit_get(avr, c->pud);
+    }
+    uint8_t chip = ddr;
+    uint8_t cval = (uint8_t)((out & ~ocm) | (ocv & ocm));
+    uint8_t world = st->ext_drive[i];
+    uint8_t free_ = (uint8_t)(~chip & ~world);
+    uint8_t ext_pull = (uint8_t)((st->pull_up[i] | st->pull_down[i]) & free_);
+    uint8_t int_pull = pud ? 0 : (uint8_t)(out & ~ddr & free_ & ~ext_pull);
+    uint8_t level = (uint8_t)((chip & cval) | (world & ~chip & st->ext_value[i]) |
+                              (ext_pull & st->pull_up[i]) | int_pull);
+    return (uint32_t)level | (uint32_t)chip << 8 | (uint32_t)world << 16 |
+           (uint32_t)(ext_pull | int_pull) << 24;
+}
+
+static void fd_pins_changed(fd_chip *c, int i, uint32_t old, uint32_t now) {
+    c->st.last_pin_change = c->avr->cycle;
     if (c->quiet_cycles) /* a sleep fast-forward must not jump past the quiet time */
-        avr_cycle_timer_register(avr, c->quiet_cycles, fd_quiet_timer, c);
-    if (changed & c->pin_watch[(p->name - 'A') % FD_MAX_PORTS])
-        c->stop |= FD_STOP_PIN;
-    fd_log(c, FD_EV_PORT, (uint32_t)p->name, ddr, out);
+        avr_cycle_timer_register(c->avr, c->quiet_cycles, fd_quiet_timer, c);
+    fd_event_raise(c, FD_EV_PIN, (uint32_t)c->port[i].name, now, old);
+    fd_leds_update(c);
+}
+
+/* Recompute port i; with the pull-up fix the model also sets what the CPU
+ * reads (through the port's pin IRQs: PINx, pin change and INTn). */
+static void fd_pins_update(fd_chip *c, int i) {
+    uint32_t old = c->st.pin_state[i], now = fd_resolve(c, i);
+    if (now == old)
+        return;
+    c->st.pin_state[i] = now;
+    if (c->fixes & FD_FIX_PULLUP) {
+        uint8_t changed = (uint8_t)((now ^ old) & 0xFF);
+        for (int b = 0; b < 8; b++)
+            if (changed & (1u << b))
+                avr_raise_irq(c->port[i].io->io.irq + b, (now >> b) & 1);
+    }
+    fd_pins_changed(c, i, old, now);
+}
+
+static void fd_pins_update_all(fd_chip *c) {
+    for (int i = 0; i < c->nports; i++)
+        fd_pins_update(c, i);
+}
+
+/* After a reset the I/O registers are cleared: PINx and the pin IRQs take
+ * the model's levels again without raising an interrupt (none is pending
+ * after a reset). */
+static void fd_pins_after_reset(fd_chip *c) {
+    for (int i = 0; i < c->nports; i++) {
+        uint32_t old = c->st.pin_state[i], now = fd_resolve(c, i);
+        if (c->fixes & FD_FIX_PULLUP) {
+            avr_ioport_t *io = c->port[i].io;
+            c->avr->data[io->r_pin] = (uint8_t)now;
+            for (int b = 0; b < 8; b++)
+                io->io.irq[b].value = (now >> b) & 1;
+        }
+        c->st.pin_state[i] = now;
+        if (now != old)
+            fd_pins_changed(c, i, old, now);
+    }
 }
 
 /* simavr runs SBI/CBI as a read-modify-write of the whole register. On a
@@ -151,23 +379,58 @@ static uint8_t fd_pin_bit_write(avr_t *avr, avr_io_addr_t addr, uint8_t v) {
 
 static void fd_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param) {
     fd_hook *h = param;
-    if (h == &h->chip->port[h->port].hooks[2] && (h->chip->fixes & FD_FIX_PIN_BIT))
+    fd_chip *c = h->chip;
+    if (h->kind == HOOK_PIN && (c->fixes & FD_FIX_PIN_BIT))
         v = fd_pin_bit_write(avr, addr, v);
-    h->orig(avr, addr, v, h->orig_param);
-    fd_port_seen(h->chip, h->port);
+    if (!(c->fixes & FD_FIX_PULLUP)) { /* simavr's own port, then our view of it */
+        h->orig(avr, addr, v, h->orig_param);
+        fd_pins_update(c, h->port);
+        return;
+    }
+    avr_ioport_t *io = c->port[h->port].io;
+    if (h->kind == HOOK_PIN) { /* writing a one to PINx toggles PORTx */
+        addr = io->r_port;
+        v = (uint8_t)(avr->data[io->r_port] ^ v);
+    }
+    avr->data[addr] = v;
+    avr_raise_irq(
+        io->io.irq + (h->kind == HOOK_DDR ? IOPORT_IRQ_DIRECTION_ALL : IOPORT_IRQ_REG_PORT), v);
+    fd_pins_update(c, h->port);
 }
 
-static void fd_hook_io_write(fd_chip *c, fd_hook *h, int port, uint16_t addr) {
+/* A register that changes pins without being a port (PUD, COM bits). */
+static void fd_reg_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param) {
+    fd_hook *h = param;
+    if (h->orig)
+        h->orig(avr, addr, v, h->orig_param);
+    else
+        avr->data[addr] = v;
+    fd_pins_update_all(h->chip);
+}
+
+static void fd_hook_write(fd_chip *c, fd_hook *h, int port, int kind, uint16_t addr,
+                          avr_io_write_t fn) {
     avr_t *avr = c->avr;
     int a = AVR_DATA_TO_IO(addr);
     h->chip = c;
     h->port = port;
+    h->kind = kind;
     h->orig = avr->io[a].w.c;
     h->orig_param = avr->io[a].w.param;
-    if (!h->orig)
+    if (!h->orig && kind != HOOK_REG)
         return;
-    avr->io[a].w.c = fd_port_write;
+    avr->io[a].w.c = fn;
     avr->io[a].w.param = h;
+}
+
+static void fd_watch_register(fd_chip *c, uint16_t addr) {
+    if (addr < 0x20 || addr > c->avr->ioend)
+        return;
+    for (int i = 0; i < c->nwatched; i++)
+        if (c->avr->io[AVR_DATA_TO_IO(addr)].w.param == &c->watched[i])
+            return;
+    if (c->nwatched < FD_MAX_WATCHED)
+        fd_hook_write(c, &c->watched[c->nwatched++], -1, HOOK_REG, addr, fd_reg_write);
 }
 
 static void fd_find_ports(fd_chip *c) {
@@ -178,9 +441,9 @@ static void fd_find_ports(fd_chip *c) {
         int i = c->nports++;
         c->port[i].name = p->name;
         c->port[i].io = p;
-        fd_hook_io_write(c, &c->port[i].hooks[0], i, p->r_port);
-        fd_hook_io_write(c, &c->port[i].hooks[1], i, p->r_ddr);
-        fd_hook_io_write(c, &c->port[i].hooks[2], i, p->r_pin);
+        fd_hook_write(c, &c->port[i].hooks[0], i, HOOK_PORT, p->r_port, fd_port_write);
+        fd_hook_write(c, &c->port[i].hooks[1], i, HOOK_DDR, p->r_ddr, fd_port_write);
+        fd_hook_write(c, &c->port[i].hooks[2], i, HOOK_PIN, p->r_pin, fd_port_write);
     }
 }
 
@@ -189,6 +452,67 @@ static int fd_port_index(fd_chip *c, char name) {
         if (c->port[i].name == name)
             return i;
     return -1;
+}
+
+/* ---- compare outputs ------------------------------------------------------- */
+
+static void fd_compare_out(avr_irq_t *irq, uint32_t value, void *param) {
+    fd_compare *k = param;
+    (void)irq;
+    k->chip->st.oc[k->index] = (uint8_t)(value & 1);
+    fd_pins_update(k->chip, k->port);
+}
+
+/* Route a compare output to its datasheet pin: simavr 1.6 drives it through
+ * PORTx (so PORTx reads wrong and our port hooks never see it), on the
+ * ATtiny84 to the wrong pins, and on the ATtiny13 not at all. With no
+ * com_pin, simavr toggles the output IRQ itself; the pin model reads it. */
+static void fd_compare_attach(fd_chip *c, fd_compare *k) {
+    avr_timer_t *t = NULL;
+    for (avr_io_t *io = c->avr->io_port; io; io = io->next)
+        if (io->kind && strcmp(io->kind, "timer") == 0 &&
+            ((avr_timer_t *)io)->name == k->timer_name)
+            t = (avr_timer_t *)io;
+    k->port = fd_port_index(c, k->port_name);
+    if (!t || k->port < 0)
+        return;
+    avr_timer_comp_t *comp = &t->comp[k->comp];
+    avr_irq_t *out = t->io.irq + TIMER_IRQ_OUT_COMP + k->comp;
+    if (comp->com_pin.reg) {
+        avr_ioport_getirq_t req = {.bit = comp->com_pin};
+        if (avr_ioctl(c->avr, AVR_IOCTL_IOPORT_GETIRQ_REGBIT, &req) > 0)
+            avr_unconnect_irq(out, req.irq[0]);
+        comp->com_pin = (avr_regbit_t){0};
+    }
+    comp->com = k->com;
+    out->value = 0;
+    k->out = out;
+    avr_irq_register_notify(out, fd_compare_out, k);
+    fd_watch_register(c, (uint16_t)k->com.reg);
+}
+
+int fd_set_compare_pin(fd_chip *c, char timer, int comp, uint32_t com_reg, uint32_t com_shift,
+                       char port, int bit) {
+    if (c->ncmp >= FD_MAX_COMPARE || comp < 0 || comp >= AVR_TIMER_COMP_COUNT || bit < 0 ||
+        bit > 7 || com_shift > 6 || com_reg > 0x1FF)
+        return -1;
+    fd_compare *k = &c->cmp[c->ncmp];
+    k->chip = c;
+    k->index = c->ncmp++;
+    k->timer_name = timer;
+    k->comp = comp;
+    k->com = (avr_regbit_t){.reg = com_reg, .bit = com_shift, .mask = 3};
+    k->port_name = port;
+    k->bit = bit;
+    k->port = -1;
+    return 0;
+}
+
+int fd_set_pud(fd_chip *c, uint32_t reg, uint32_t bit) {
+    if (reg > 0x1FF || bit > 7)
+        return -1;
+    c->pud = (avr_regbit_t){.reg = reg, .bit = bit, .mask = 1};
+    return 0;
 }
 
 /* ---- EEPROM: datasheet timing, EEPM modes, pending byte --------------- */
@@ -212,13 +536,14 @@ static avr_cycle_count_t fd_ee_mpe_clear(avr_t *avr, avr_cycle_count_t when, voi
 
 static avr_cycle_count_t fd_ee_done(avr_t *avr, avr_cycle_count_t when, void *param) {
     fd_chip *c = param;
+    fd_ee_write *w = &c->st.ew;
     (void)when;
-    if (!c->ew.active)
+    if (!w->active)
         return 0;
-    c->ee->eeprom[c->ew.address] = (uint8_t)c->ew.new_value;
-    c->ew.active = 0;
+    c->ee->eeprom[w->address] = (uint8_t)w->new_value;
+    w->active = 0;
     avr->data[c->ee->r_eecr] &= (uint8_t)~fd_bit(c->ee->eepe);
-    fd_log(c, FD_EV_EEPROM, 0, c->ew.address, c->ew.new_value);
+    fd_event_raise(c, FD_EV_EEPROM_DONE, w->address, w->new_value, 0);
     if (avr->data[c->ee->r_eecr] & fd_bit(c->ee->ready.enable))
         avr_raise_interrupt(avr, &c->ee->ready);
     return 0;
@@ -227,11 +552,12 @@ static avr_cycle_count_t fd_ee_done(avr_t *avr, avr_cycle_count_t when, void *pa
 static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param) {
     fd_chip *c = param;
     avr_eeprom_t *ee = c->ee;
+    fd_ee_write *w = &c->st.ew;
     uint8_t old = avr->data[addr];
     uint8_t m_pm = (uint8_t)(fd_bit(ee->eepm[0]) | fd_bit(ee->eepm[1]));
     uint8_t m_mpe = fd_bit(ee->eempe), m_pe = fd_bit(ee->eepe), m_re = fd_bit(ee->eere);
     uint8_t m_rie = fd_bit(ee->ready.enable);
-    int busy = c->ew.active;
+    int busy = w->active;
 
     uint8_t r = (uint8_t)(v & ~(m_pe | m_re));
     if (busy) /* EEPM cannot change while a write is in progress */
@@ -248,17 +574,17 @@ static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         uint32_t a = fd_ee_address(c);
         uint8_t was = ee->eeprom[a], data = avr->data[ee->r_eedr];
         uint32_t us = mode == 0 ? c->ee_erase_write_us : c->ee_single_us;
-        c->ew.active = 1;
-        c->ew.address = a;
-        c->ew.old_value = was;
-        c->ew.new_value = mode == 0 ? data : mode == 1 ? 0xFF : (uint8_t)(was & data);
-        c->ew.mode = mode;
+        w->active = 1;
+        w->address = a;
+        w->old_value = was;
+        w->new_value = mode == 0 ? data : mode == 1 ? 0xFF : (uint8_t)(was & data);
+        w->mode = mode;
         avr_cycle_count_t n = avr_usec_to_cycles(avr, us);
-        c->ew.done_cycle = avr->cycle + n;
+        w->done_cycle = avr->cycle + n;
         avr_cycle_timer_register(avr, n, fd_ee_done, c);
         r = (uint8_t)((r | m_pe) & ~m_mpe);
         avr_cycle_timer_cancel(avr, fd_ee_mpe_clear, c);
-        fd_log(c, FD_EV_EEPROM, 1, a, c->ew.new_value);
+        fd_event_raise(c, FD_EV_EEPROM_START, a, was, w->new_value | mode << 8);
         avr->cycle += 2; /* the CPU halts two cycles after setting EEPE */
     } else if (busy) {
         r |= m_pe;
@@ -267,24 +593,31 @@ static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         avr_cycle_timer_register(avr, 4, fd_ee_mpe_clear, c);
     avr->data[addr] = r;
 
-    if ((v & m_re) && !c->ew.active) {
+    if ((v & m_re) && !w->active) {
         avr->data[ee->r_eedr] = ee->eeprom[fd_ee_address(c)];
         avr->cycle += 4; /* the CPU halts four cycles on a read */
     }
-    if ((r & m_rie) && !(old & m_rie) && !c->ew.active)
+    if ((r & m_rie) && !(old & m_rie) && !w->active)
         avr_raise_interrupt(avr, &ee->ready);
 }
 
-/* ---- interrupt response ------------------------------------------------ */
+/* ---- interrupts --------------------------------------------------------- */
 
-/* simavr enters a vector at no cost. The datasheet: the response takes four
- * cycles (the PC is pushed), four more when the interrupt wakes the CPU from
- * sleep (the start-up time of the oscillator is not modelled). */
+/* The table-wide "running" IRQ is raised on entry (with the vector) and on
+ * RETI (with the vector still running, or 0); entry is when the PC has just
+ * been set to the vector. simavr enters a vector at no cost. The datasheet:
+ * the response takes four cycles (the PC is pushed), four more when the
+ * interrupt wakes the CPU from sleep (the oscillator's start-up time is not
+ * modelled). */
 static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
     fd_chip *c = param;
+    avr_t *avr = c->avr;
     (void)irq;
-    (void)value;
-    c->avr->cycle += c->asleep ? 8 : 4;
+    if (!value || avr->pc != (avr_flashaddr_t)value * avr->vector_size)
+        return;
+    if (c->fixes & FD_FIX_IRQ)
+        avr->cycle += c->st.asleep ? 8 : 4;
+    fd_event_raise(c, FD_EV_IRQ, value, 0, 0);
 }
 
 /* simavr clears WDTIE whenever the watchdog's interrupt has been serviced:
@@ -296,22 +629,46 @@ static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
 static void fd_wdt_running(avr_irq_t *irq, uint32_t value, void *param) {
     fd_chip *c = param;
     (void)irq;
-    c->wdt_entered = value != 0;
+    c->st.wdt_entered = value != 0;
 }
 
 static void fd_wdt_cleared(avr_irq_t *irq, uint32_t value, void *param) {
     fd_chip *c = param;
     (void)irq;
     (void)value;
-    if (!c->wdt_entered)
+    if (!c->st.wdt_entered)
         return;
-    c->wdt_entered = 0;
+    c->st.wdt_entered = 0;
     if (!avr_regbit_get(c->avr, c->wdt->wde))
         avr_regbit_set(c->avr, c->wdt->watchdog.enable);
 }
 
-/* ---- ADC: feed each conversion ----------------------------------------- */
+/* ---- ADC: feed and log each conversion ---------------------------------- */
 
+static uint32_t fd_adc_vref(fd_chip *c, uint32_t *kind) {
+    avr_t *avr = c->avr;
+    avr_adc_t *p = c->adc;
+    uint8_t refi = avr_regbit_get_array(avr, p->ref, ARRAY_SIZE(p->ref));
+    uint16_t ref = p->ref_values[refi];
+    switch (ref) {
+    case ADC_VREF_VCC:
+        *kind = FD_ADC_REF_VCC;
+        return avr->vcc ? avr->vcc : 3300;
+    case ADC_VREF_AVCC:
+        *kind = FD_ADC_REF_VCC;
+        return avr->avcc ? avr->avcc : 3300;
+    case ADC_VREF_AREF:
+        *kind = FD_ADC_REF_AREF;
+        return avr->aref ? avr->aref : 3300;
+    default:
+        *kind = FD_ADC_REF_INTERNAL;
+        return ref;
+    }
+}
+
+/* ADC_IRQ_OUT_TRIGGER: a conversion starts. Feed the channel, then log the
+ * channel, reference, millivolts and the code simavr's transfer function
+ * gives (floor(mV * 1023 / Vref), clipped to 1023). */
 static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
     fd_chip *c = param;
     union {
@@ -323,20 +680,72 @@ static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
     if (e.mux.kind != ADC_MUX_SINGLE || ch < 0 || ch >= FD_ADC_CHANNELS)
         return;
     uint32_t mv;
-    if (c->adc_mode[ch] == ADC_PYTHON) {
+    if (c->st.adc_mode[ch] == ADC_PYTHON) {
         int r = fd_py_adc(c->handle, ch);
         if (r < 0) {
             c->stop |= FD_STOP_CALLBACK_ERROR;
             return;
         }
         mv = (uint32_t)r;
-    } else if (c->adc_mode[ch] == ADC_CONST) {
-        mv = c->adc_mv[ch];
+        c->st.adc_mv[ch] = mv;
+    } else if (c->st.adc_mode[ch] == ADC_CONST) {
+        mv = c->st.adc_mv[ch];
     } else {
-        return;
+        mv = ch < 8 ? c->adc->adc_values[ch] : 0;
     }
-    fd_log(c, FD_EV_ADC, (uint32_t)ch, 0, mv);
     avr_raise_irq(c->adc_in + ch, mv);
+    uint32_t kind, vref = fd_adc_vref(c, &kind);
+    uint64_t code = (uint64_t)mv * 0x3ff / vref;
+    if (code > 0x3ff)
+        code = 0x3ff;
+    c->st.adc_code = (uint32_t)code;
+    c->st.adc_latched = 1;
+    fd_event_raise(c, FD_EV_ADC, (uint32_t)ch | kind << 8, mv, (uint32_t)code | vref << 16);
+}
+
+/* simavr computes the result when ADCL (or ADCH) is first read, from the
+ * channel and reference selected at that moment; the datasheet latches them
+ * when the conversion starts. With the fix the firmware reads the code
+ * logged at the start. */
+static uint8_t fd_adc_read(avr_t *avr, avr_io_addr_t addr, void *param) {
+    fd_chip *c = param;
+    avr_adc_t *p = c->adc;
+    int hi = addr == p->r_adch;
+    uint8_t was = p->read_status;
+    uint8_t v = c->adc_read[hi](avr, addr, c->adc_read_param[hi]);
+    if (was == 0 && p->read_status != 0 && c->st.adc_latched && (c->fixes & FD_FIX_ADC)) {
+        uint32_t reg = c->st.adc_code << (avr_regbit_get(avr, p->adlar) ? 6 : 0);
+        avr->data[p->r_adcl] = (uint8_t)reg;
+        avr->data[p->r_adch] = (uint8_t)(reg >> 8);
+        v = avr->data[addr];
+    }
+    if (p->read_status != 0)
+        c->st.adc_latched = 0;
+    return v;
+}
+
+static void fd_adc_attach(fd_chip *c) {
+    avr_t *avr = c->avr;
+    avr_irq_t *trig = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER);
+    if (!trig)
+        return;
+    for (avr_io_t *io = avr->io_port; io; io = io->next)
+        if (io->kind && strcmp(io->kind, "adc") == 0)
+            c->adc = (avr_adc_t *)io;
+    if (!c->adc)
+        return;
+    c->adc_in = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0);
+    avr_irq_register_notify(trig, fd_adc_trigger, c);
+    uint8_t regs[2] = {c->adc->r_adcl, c->adc->r_adch};
+    for (int i = 0; i < 2; i++) {
+        int a = AVR_DATA_TO_IO(regs[i]);
+        c->adc_read[i] = avr->io[a].r.c;
+        c->adc_read_param[i] = avr->io[a].r.param;
+        if (c->adc_read[i]) {
+            avr->io[a].r.c = fd_adc_read;
+            avr->io[a].r.param = c;
+        }
+    }
 }
 
 /* ---- reset hook and power ---------------------------------------------- */
@@ -350,13 +759,22 @@ static void fd_after_reset(avr_io_t *io) {
             avr_extint_set_strict_lvl_trig(avr, (uint8_t)i, 0);
     /* A reset that is no power cut (the watchdog's) lets a write finish;
      * simavr has just wiped the timer that would finish it. */
-    if (c->ew.active && !c->powering) {
-        avr_cycle_count_t left = c->ew.done_cycle > avr->cycle ? c->ew.done_cycle - avr->cycle : 1;
+    fd_ee_write *w = &c->st.ew;
+    if (w->active && !c->powering) {
+        avr_cycle_count_t left = w->done_cycle > avr->cycle ? w->done_cycle - avr->cycle : 1;
         avr_cycle_timer_register(avr, left, fd_ee_done, c);
         avr->data[c->ee->r_eecr] |= fd_bit(c->ee->eepe);
     }
-    for (int i = 0; i < c->nports; i++)
-        fd_port_seen(c, i);
+    for (int k = 0; k < c->ncmp; k++) { /* OCnx is cleared by a reset */
+        c->st.oc[k] = 0;
+        if (c->cmp[k].out)
+            c->cmp[k].out->value = 0;
+    }
+    c->st.adc_latched = 0;
+    c->st.asleep = 0;
+    if (!c->powering)
+        fd_event_raise(c, FD_EV_RESET, 1, 0, 0);
+    fd_pins_after_reset(c);
 }
 
 /* Replaces simavr's sleep, which sleeps the host for the simulated time.
@@ -366,43 +784,89 @@ static void fd_after_reset(avr_io_t *io) {
 static void fd_sleep_noop(avr_t *avr, avr_cycle_count_t how_long) {
     fd_chip *c = avr->custom.data;
     (void)how_long;
-    c->sleep_steps++;
-    if (!c->asleep) {
-        c->asleep = 1;
-        fd_log(c, FD_EV_SLEEP, 1, 0, 0);
+    c->st.sleep_steps++;
+    if (!c->st.asleep) {
+        c->st.asleep = 1;
+        fd_event_raise(c, FD_EV_SLEEP, 0, 0, 0);
     }
     c->stop |= FD_STOP_SLEPT;
 }
 
-fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *handle,
-                uint32_t fixes) {
+static uint64_t fd_splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
+    avr_global_logger_set(fd_logger);
     avr_t *avr = avr_make_mcu_by_name(mcu);
     if (!avr)
         return NULL;
     fd_chip *c = calloc(1, sizeof(*c));
-    if (!c)
+    if (!c) {
+        free(avr);
         return NULL;
+    }
     c->trace = calloc(FD_TRACE_CAP, sizeof(fd_event));
+    c->led_hist = calloc(FD_LED_HISTORY, sizeof(fd_led_entry));
+    c->log = calloc(FD_LOG_CAP, 1);
     c->avr = avr;
     c->handle = handle;
     c->fixes = fixes;
-    c->trace_on = 1;
+    c->st.rng = seed;
+    c->st.led_first = -1;
+    c->trace_mask = FD_EV_TRACEABLE;
     c->ee_erase_write_us = 3400;
     c->ee_single_us = 1800;
+    c->block_size = malloc_usable_size(avr);
     /* The ATtiny13 core declares no ioend, so avr_reset would clear no I/O
      * register while it wipes the cycle timers. 0x5F is the end of the
      * 64-register I/O space every such classic core has. */
     c->sram_start = avr->ioend ? (uint32_t)avr->ioend + 1 : 0x60;
     if (avr->ioend == 0 && (fixes & FD_FIX_IOEND))
         avr->ioend = 0x5F;
-    avr_init(avr);
-    avr->log = LOG_ERROR;
+    avr->custom.data = c; /* for the logger and fd_sleep_noop; simavr reads it only for
+                             custom.init, which is NULL */
+    return c;
+}
+
+static void fd_guard_memory(fd_chip *c) {
+    avr_t *avr = c->avr;
+    size_t used = (size_t)avr->ramend + 1;
+    c->data_size = used;
+    c->data_snap = used;
+    if (!(c->fixes & FD_FIX_MEMORY))
+        return;
+    uint8_t *d = realloc(avr->data, FD_GUARD_SPAN);
+    if (!d)
+        return;
+    memset(d + used, 0, FD_GUARD_SPAN - used);
+    avr->data = d;
+    c->data_size = FD_GUARD_SPAN;
+    /* what a stray write can reach without crashing the core: 32 + MAX_IOs */
+    c->data_snap = used > 32 + MAX_IOs ? used : 32 + MAX_IOs;
+    size_t flash = (size_t)avr->flashend + 1;
+    if (flash < FD_GUARD_SPAN) {
+        uint8_t *f = realloc(avr->flash, FD_GUARD_SPAN + 4);
+        if (!f)
+            return;
+        memset(f + flash + 2, 0xFF, FD_GUARD_SPAN + 2 - flash);
+        avr->flash = f;
+    }
+}
+
+int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
+    avr_t *avr = c->avr;
+    if (avr_init(avr) != 0)
+        return -1;
+    avr->log = LOG_WARNING;
     avr->frequency = frequency;
     avr->vcc = avr->avcc = avr->aref = vcc_mv;
-    avr->custom.data = c; /* for fd_sleep_noop; simavr only reads it for custom.init */
-    if (fixes & FD_FIX_SLEEP)
+    if (c->fixes & FD_FIX_SLEEP)
         avr->sleep = fd_sleep_noop;
-
+    fd_guard_memory(c);
     fd_find_ports(c);
     /* our own pseudo peripheral goes last, so its reset runs after all others */
     c->io.kind = "fairdie";
@@ -421,24 +885,26 @@ fd_chip *fd_new(const char *mcu, uint32_t frequency, uint32_t vcc_mv, void *hand
             c->wdt = (avr_watchdog_t *)io;
             c->wdrf_reg = c->wdt->wdrf.reg;
         }
-    if (c->ee && (fixes & FD_FIX_EEPROM)) {
+    if (c->ee && (c->fixes & FD_FIX_EEPROM)) {
         int a = AVR_DATA_TO_IO(c->ee->r_eecr);
         avr->io[a].w.c = fd_eecr_write;
         avr->io[a].w.param = c;
     }
-    if (c->wdt && (fixes & FD_FIX_WDT)) {
+    if (c->wdt && (c->fixes & FD_FIX_WDT)) {
         avr_irq_register_notify(c->wdt->watchdog.irq + AVR_INT_IRQ_RUNNING, fd_wdt_running, c);
         avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_PENDING, fd_wdt_cleared, c);
     }
-    if (fixes & FD_FIX_IRQ)
-        avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_RUNNING, fd_irq_running, c);
-    avr_irq_t *trig = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_OUT_TRIGGER);
-    if (trig) {
-        c->adc_in = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0);
-        avr_irq_register_notify(trig, fd_adc_trigger, c);
-    }
+    avr_irq_register_notify(avr->interrupts.irq + AVR_INT_IRQ_RUNNING, fd_irq_running, c);
+    fd_adc_attach(c);
+    if (c->fixes & FD_FIX_COMPARE)
+        for (int k = 0; k < c->ncmp; k++)
+            fd_compare_attach(c, &c->cmp[k]);
+    if (c->pud.reg)
+        fd_watch_register(c, (uint16_t)c->pud.reg);
     avr->state = cpu_Stopped;
-    return c;
+    for (int i = 0; i < c->nports; i++)
+        c->st.pin_state[i] = fd_resolve(c, i);
+    return 0;
 }
 
 void fd_free(fd_chip *c) {
@@ -450,10 +916,19 @@ void fd_free(fd_chip *c) {
         p = &(*p)->next;
     if (*p)
         *p = c->io.next;
-    avr_terminate(c->avr);
+    if (c->avr->data) /* a started chip; one that never was has no peripherals */
+        avr_terminate(c->avr);
     free(c->avr);
     free(c->trace);
+    free(c->led_hist);
+    free(c->log);
     free(c);
+}
+
+static uint32_t fd_snapshot_size(fd_chip *c) {
+    return (uint32_t)(16 + c->block_size + c->data_snap + (c->ee ? c->ee->size : 0) +
+                      (size_t)c->avr->irq_pool.count * 8 + sizeof(fd_state) +
+                      FD_LED_HISTORY * sizeof(fd_led_entry));
 }
 
 void fd_get_info(fd_chip *c, fd_info *info) {
@@ -465,6 +940,8 @@ void fd_get_info(fd_chip *c, fd_info *info) {
     info->sram_start = c->sram_start;
     info->eeprom_size = c->ee ? c->ee->size : 0;
     info->frequency = avr->frequency;
+    info->snapshot_size = fd_snapshot_size(c);
+    info->simavr_block = (uint32_t)c->block_size;
     for (int i = 0; i < c->nports && i < 11; i++)
         info->ports[i] = c->port[i].name;
 }
@@ -476,16 +953,25 @@ int fd_load_flash(fd_chip *c, const uint8_t *code, uint32_t size, uint32_t addre
     return 0;
 }
 
-void fd_power_on(fd_chip *c, const uint8_t *fill, uint32_t fill_size) {
+void fd_power_on(fd_chip *c) {
     avr_t *avr = c->avr;
+    c->st.powered = 1;
+    c->st.asleep = 0;
     c->powering = 1;
+    fd_event_raise(c, FD_EV_POWER, 1, 0, 0);
     avr_reset(avr);
     c->powering = 0;
-    /* SRAM and the register file do not survive a power cut: fill them */
-    uint32_t sram = (uint32_t)avr->ramend + 1 - c->sram_start;
-    if (fill && fill_size >= 32 + sram) {
-        memcpy(avr->data, fill, 32);
-        memcpy(avr->data + c->sram_start, fill + 32, sram);
+    /* SRAM and the register file do not survive a power cut: junk from the seed */
+    if (c->fixes & FD_FIX_SRAM) {
+        uint32_t end = (uint32_t)avr->ramend + 1;
+        for (uint32_t a = 0; a < end; a += 8) {
+            if (a >= 32 && a < c->sram_start)
+                continue;
+            uint64_t r = fd_splitmix(&c->st.rng);
+            for (uint32_t b = 0; b < 8 && a + b < end; b++)
+                if (a + b < 32 || a + b >= c->sram_start)
+                    avr->data[a + b] = (uint8_t)(r >> (8 * b));
+        }
     }
     /* no core sets PORF itself; it is bit 0 of the register the watchdog's
      * WDRF lives in (MCUSR, or MCUCSR on older parts) */
@@ -496,73 +982,82 @@ void fd_power_on(fd_chip *c, const uint8_t *fill, uint32_t fill_size) {
             avr->data[c->wdrf_reg] |= 1;
     }
     avr->state = cpu_Running;
-    c->powered = 1;
 }
 
 void fd_power_off(fd_chip *c, int torn_value) {
     avr_t *avr = c->avr;
-    if (c->ew.active) {
+    fd_ee_write *w = &c->st.ew;
+    if (w->active) {
         avr_cycle_timer_cancel(avr, fd_ee_done, c);
         if (torn_value >= 0 && torn_value <= 255)
-            c->ee->eeprom[c->ew.address] = (uint8_t)torn_value;
-        fd_log(c, FD_EV_EEPROM, 0, c->ew.address, c->ee->eeprom[c->ew.address]);
-        c->ew.active = 0;
+            c->ee->eeprom[w->address] = (uint8_t)torn_value;
+        w->active = 0;
+        fd_event_raise(c, FD_EV_EEPROM_DONE, w->address, c->ee->eeprom[w->address], 1);
     }
     avr_cycle_timer_reset(avr);
     for (int i = 0; i < c->nports; i++) {
-        fd_port *p = &c->port[i];
-        avr->data[p->io->r_ddr] = 0;
-        avr->data[p->io->r_port] = 0;
-        fd_port_seen(c, i);
+        avr->data[c->port[i].io->r_ddr] = 0;
+        avr->data[c->port[i].io->r_port] = 0;
     }
+    c->st.powered = 0;
+    c->st.asleep = 0;
+    fd_pins_update_all(c);
+    fd_event_raise(c, FD_EV_POWER, 0, 0, 0);
     avr->state = cpu_Stopped;
-    c->powered = 0;
 }
 
-int fd_powered(fd_chip *c) { return c->powered; }
+int fd_powered(fd_chip *c) { return c->st.powered; }
 
 /* ---- running ------------------------------------------------------------ */
 
-uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t pc_stop,
-                uint64_t quiet_cycles) {
+uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *why) {
     avr_t *avr = c->avr;
-    if (!c->powered)
-        return 0;
-    if (pin_watch)
-        memcpy(c->pin_watch, pin_watch, FD_MAX_PORTS);
+    uint32_t stop = 0;
+    if (!c->st.powered)
+        return FD_STOP_OFF;
+    if (stops)
+        c->stops = *stops;
     else
-        memset(c->pin_watch, 0, FD_MAX_PORTS);
+        memset(&c->stops, 0, sizeof c->stops);
+    c->any_pin = 1;
+    for (int i = 0; i < FD_MAX_PORTS; i++)
+        if (c->stops.pins[i])
+            c->any_pin = 0;
     c->stop &= FD_STOP_TRACE_FULL;
-    if (c->stop)
-        return c->stop;
+    if (c->stop) { /* drain the trace first */
+        stop = c->stop;
+        goto out;
+    }
     /* a timer at the deadline so a sleep fast-forward lands on it */
     if (deadline > avr->cycle)
         avr_cycle_timer_register(avr, deadline - avr->cycle, fd_deadline_timer, c);
-    avr_flashaddr_t pc = pc_stop >= 0 ? (avr_flashaddr_t)pc_stop : 0;
-    if (pc_stop >= 0 && avr->pc == pc && avr->state == cpu_Running)
+    int watch_pc = (c->stops.kinds & FD_EV_PC) != 0;
+    avr_flashaddr_t pc = watch_pc ? (avr_flashaddr_t)c->stops.pc : 0;
+    if (watch_pc && avr->pc == pc && avr->state == cpu_Running)
         avr->run(avr); /* already there: a stop means "reached again" */
 
-    c->quiet_cycles = quiet_cycles;
-    if (quiet_cycles) {
-        uint64_t target = c->last_pin_change + quiet_cycles;
+    uint64_t quiet = c->quiet_cycles = c->stops.quiet_cycles;
+    if (quiet) {
+        uint64_t target = c->st.last_pin_change + quiet;
         avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1, fd_quiet_timer,
                                  c);
     }
-    uint32_t stop = 0;
     while (!stop) {
-        if (c->asleep && avr->state == cpu_Running) {
-            c->asleep = 0;
-            fd_log(c, FD_EV_SLEEP, 0, 0, 0);
+        if (c->st.asleep && avr->state == cpu_Running) {
+            c->st.asleep = 0;
+            fd_event_raise(c, FD_EV_WAKE, 0, 0, 0);
         }
         /* the hot loop: running, nothing to watch but the flags */
-        if (pc_stop < 0) {
+        if (!watch_pc) {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop)
                 avr->run(avr);
         } else {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop && avr->pc != pc)
                 avr->run(avr);
-            if (avr->pc == pc && avr->state == cpu_Running)
-                stop |= FD_STOP_PC;
+            if (avr->pc == pc && avr->state == cpu_Running && !(c->stop & FD_STOP_EVENT)) {
+                c->stop |= FD_STOP_EVENT;
+                c->why = (fd_event){.cycle = avr->cycle, .kind = FD_EV_PC, .a = pc};
+            }
         }
         c->stop &= ~FD_STOP_SLEPT;
         stop |= c->stop;
@@ -571,12 +1066,13 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
             stop |= FD_STOP_CRASHED;
             break;
         }
-        if (s == cpu_Done && !c->asleep) { /* asleep with interrupts off */
-            c->asleep = 1;
-            fd_log(c, FD_EV_SLEEP, 1, 0, 0);
+        if (s == cpu_Done && !c->st.asleep) { /* asleep with interrupts off */
+            c->st.asleep = 1;
+            fd_event_raise(c, FD_EV_SLEEP, 1, 0, 0);
+            stop |= c->stop & FD_STOP_EVENT;
         }
-        if (quiet_cycles && (s == cpu_Sleeping || s == cpu_Done) &&
-            (avr->cycle >= c->last_pin_change + quiet_cycles || s == cpu_Done))
+        if (quiet && (s == cpu_Sleeping || s == cpu_Done) &&
+            (avr->cycle >= c->st.last_pin_change + quiet || s == cpu_Done))
             stop |= FD_STOP_QUIET;
         if (stop)
             break;
@@ -584,10 +1080,18 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
             stop = FD_STOP_DEADLINE;
             break;
         }
-        if (s == cpu_Done) { /* nothing can wake it: only time passes */
-            avr->cycle = deadline;
-            stop = FD_STOP_HALTED | FD_STOP_DEADLINE;
-            break;
+        if (s == cpu_Done) {
+            /* Nothing can wake the CPU, but cycle timers go on: an EEPROM
+             * write completes, a watchdog reset may come. */
+            avr_cycle_count_t next = avr_cycle_timer_process(avr);
+            avr->cycle = avr->cycle + next < deadline ? avr->cycle + next : deadline;
+            if (avr->state == cpu_Done && avr->cycle >= deadline) {
+                avr_cycle_timer_process(avr);
+                stop = FD_STOP_HALTED | FD_STOP_DEADLINE;
+                stop |= c->stop & FD_STOP_EVENT;
+                break;
+            }
+            continue;
         }
         if (s == cpu_Sleeping) /* one fast-forward to the next timer */
             avr->run(avr);
@@ -596,27 +1100,31 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const uint8_t *pin_watch, int64_t
             break;
         }
     }
+out:
     c->quiet_cycles = 0;
     avr_cycle_timer_cancel(avr, fd_deadline_timer, c);
     avr_cycle_timer_cancel(avr, fd_quiet_timer, c);
-    c->stop &= ~(uint32_t)(FD_STOP_PIN | FD_STOP_CALLBACK_ERROR | FD_STOP_SLEPT);
+    if ((stop & FD_STOP_EVENT) && why)
+        *why = c->why;
+    memset(&c->stops, 0, sizeof c->stops);
+    c->stop &= ~(uint32_t)(FD_STOP_EVENT | FD_STOP_CALLBACK_ERROR | FD_STOP_SLEPT);
     return stop;
 }
 
 void fd_run_raw(fd_chip *c, uint64_t deadline) {
     avr_t *avr = c->avr;
-    while (avr->cycle < deadline) {
-        int s = avr_run(avr);
-        if (s == cpu_Done || s == cpu_Crashed)
-            break;
-    }
+    while (avr->cycle < deadline && (avr->state == cpu_Running || avr->state == cpu_Sleeping))
+        avr->run(avr);
 }
 
-int fd_step(fd_chip *c) { return avr_run(c->avr); }
+uint64_t fd_step(fd_chip *c) {
+    avr_run(c->avr);
+    return c->avr->cycle;
+}
 
 uint64_t fd_cycle(fd_chip *c) { return c->avr->cycle; }
 uint32_t fd_pc(fd_chip *c) { return c->avr->pc; }
-uint64_t fd_sleep_steps(fd_chip *c) { return c->sleep_steps; }
+uint64_t fd_sleep_steps(fd_chip *c) { return c->st.sleep_steps; }
 int fd_sleeping(fd_chip *c) { return c->avr->state == cpu_Sleeping || c->avr->state == cpu_Done; }
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -632,9 +1140,27 @@ int fd_data_write(fd_chip *c, uint32_t address, const uint8_t *in, uint32_t size
     if ((uint64_t)address + size > (uint64_t)c->avr->ramend + 1)
         return -1;
     memcpy(c->avr->data + address, in, size);
-    for (int i = 0; i < c->nports; i++)
-        fd_port_seen(c, i);
+    fd_pins_update_all(c);
     return 0;
+}
+
+/* A read as the CPU would make it: through the peripheral's handler (a
+ * running timer's TCNTn, PINx, SREG). Returns the byte or -1. */
+int fd_io_read(fd_chip *c, uint32_t address) {
+    avr_t *avr = c->avr;
+    if (address < 0x20 || address > avr->ioend)
+        return -1;
+    if (address == R_SREG) {
+        uint8_t s = 0;
+        for (int i = 0; i < 8; i++)
+            if (avr->sreg[i])
+                s |= (uint8_t)(1u << i);
+        return s;
+    }
+    int a = AVR_DATA_TO_IO(address);
+    if (avr->io[a].r.c)
+        avr->data[address] = avr->io[a].r.c(avr, (avr_io_addr_t)address, avr->io[a].r.param);
+    return avr->data[address];
 }
 
 /* A write as the CPU would make it: through the peripheral's handler. */
@@ -664,7 +1190,7 @@ int fd_eeprom_write(fd_chip *c, uint32_t address, const uint8_t *in, uint32_t si
     return 0;
 }
 
-void fd_eeprom_in_flight(fd_chip *c, fd_ee_write *out) { *out = c->ew; }
+void fd_eeprom_in_flight(fd_chip *c, fd_ee_write *out) { *out = c->st.ew; }
 
 void fd_eeprom_set_times(fd_chip *c, uint32_t erase_write_us, uint32_t single_us) {
     c->ee_erase_write_us = erase_write_us;
@@ -673,23 +1199,52 @@ void fd_eeprom_set_times(fd_chip *c, uint32_t erase_write_us, uint32_t single_us
 
 /* ---- pins and ADC ---------------------------------------------------------- */
 
+/* An edge that wakes the CPU runs its ISR before the instruction after
+ * SLEEP, as simavr does when a timer wakes it inside a run. */
+static void fd_after_outside_change(fd_chip *c, int was_asleep) {
+    avr_t *avr = c->avr;
+    if (was_asleep && avr->state == cpu_Running && avr->interrupt_state)
+        avr_service_interrupts(avr);
+}
+
 int fd_pin_drive(fd_chip *c, char port, int pin, int level) {
     int i = fd_port_index(c, port);
     if (i < 0 || pin < 0 || pin > 7)
         return -1;
-    avr_irq_t *irq = avr_io_getirq(c->avr, AVR_IOCTL_IOPORT_GETIRQ(port), pin);
-    if (!irq)
-        return -1;
-    if (level < 0) /* released: a pulled-up input reads high, else low */
-        level = (c->avr->data[c->port[i].io->r_port] >> pin) & 1;
     avr_t *avr = c->avr;
+    uint8_t m = (uint8_t)(1u << pin);
+    fd_state *st = &c->st;
+    st->ext_drive[i] = (uint8_t)(level < 0 ? st->ext_drive[i] & ~m : st->ext_drive[i] | m);
+    st->ext_value[i] = (uint8_t)(level > 0 ? st->ext_value[i] | m : st->ext_value[i] & ~m);
     int was_asleep = avr->state == cpu_Sleeping;
-    avr_raise_irq(irq, (uint32_t)(level ? 1 : 0));
-    /* An edge that wakes the CPU runs its ISR before the instruction after
-     * SLEEP, as simavr does when a timer wakes it inside a run. */
-    if (was_asleep && avr->state == cpu_Running && avr->interrupt_state)
-        avr_service_interrupts(avr);
+    if (c->fixes & FD_FIX_PULLUP) {
+        fd_pins_update(c, i);
+    } else { /* simavr's way: the pin IRQ takes the level; released, the PORT bit */
+        int v = level < 0 ? (avr->data[c->port[i].io->r_port] >> pin) & 1 : level;
+        avr_raise_irq(c->port[i].io->io.irq + pin, (uint32_t)v);
+        fd_pins_update(c, i);
+    }
+    fd_after_outside_change(c, was_asleep);
     return 0;
+}
+
+int fd_pin_pull(fd_chip *c, char port, int pin, int pull) {
+    int i = fd_port_index(c, port);
+    if (i < 0 || pin < 0 || pin > 7)
+        return -1;
+    uint8_t m = (uint8_t)(1u << pin);
+    fd_state *st = &c->st;
+    st->pull_up[i] = (uint8_t)(pull > 0 ? st->pull_up[i] | m : st->pull_up[i] & ~m);
+    st->pull_down[i] = (uint8_t)(pull < 0 ? st->pull_down[i] | m : st->pull_down[i] & ~m);
+    int was_asleep = c->avr->state == cpu_Sleeping;
+    fd_pins_update(c, i);
+    fd_after_outside_change(c, was_asleep);
+    return 0;
+}
+
+int64_t fd_port_state(fd_chip *c, char port) {
+    int i = fd_port_index(c, port);
+    return i < 0 ? -1 : (int64_t)c->st.pin_state[i];
 }
 
 int fd_port_regs(fd_chip *c, char port, uint8_t *ddr, uint8_t *out, uint8_t *pin) {
@@ -706,8 +1261,8 @@ int fd_port_regs(fd_chip *c, char port, uint8_t *ddr, uint8_t *out, uint8_t *pin
 int fd_adc_constant(fd_chip *c, int channel, uint32_t millivolts) {
     if (!c->adc_in || channel < 0 || channel >= FD_ADC_CHANNELS)
         return -1;
-    c->adc_mode[channel] = ADC_CONST;
-    c->adc_mv[channel] = millivolts;
+    c->st.adc_mode[channel] = ADC_CONST;
+    c->st.adc_mv[channel] = millivolts;
     avr_raise_irq(c->adc_in + channel, millivolts);
     return 0;
 }
@@ -715,8 +1270,65 @@ int fd_adc_constant(fd_chip *c, int channel, uint32_t millivolts) {
 int fd_adc_callback(fd_chip *c, int channel) {
     if (!c->adc_in || channel < 0 || channel >= FD_ADC_CHANNELS)
         return -1;
-    c->adc_mode[channel] = ADC_PYTHON;
+    c->st.adc_mode[channel] = ADC_PYTHON;
     return 0;
+}
+
+/* ---- LEDs ------------------------------------------------------------------- */
+
+int fd_leds_set(fd_chip *c, const fd_led *leds, uint32_t n) {
+    if (n > FD_MAX_LEDS)
+        return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        int ap = leds[i].anode_port ? fd_port_index(c, (char)leds[i].anode_port) : -1;
+        int cp = leds[i].cathode_port ? fd_port_index(c, (char)leds[i].cathode_port) : -1;
+        if ((leds[i].anode_port && ap < 0) || (leds[i].cathode_port && cp < 0) ||
+            leds[i].anode_bit > 7 || leds[i].cathode_bit > 7)
+            return -1;
+        c->leds[i] = leds[i];
+        c->led_ap[i] = ap;
+        c->led_cp[i] = cp;
+    }
+    c->nleds = n;
+    fd_leds_restart(c);
+    return 0;
+}
+
+void fd_leds_restart(fd_chip *c) {
+    c->st.led_count = 0;
+    c->st.led_first = -1;
+    fd_leds_push(c, fd_leds_mask(c));
+}
+
+uint32_t fd_leds_now(fd_chip *c) { return c->st.led_mask; }
+
+int64_t fd_leds_first_lit(fd_chip *c) { return c->st.led_first; }
+
+int fd_leds_lit_cycles(fd_chip *c, uint64_t start, uint64_t end, uint64_t *out) {
+    fd_state *st = &c->st;
+    for (uint32_t i = 0; i < c->nleds; i++)
+        out[i] = 0;
+    if (end <= start || !st->led_count)
+        return 0;
+    /* newest first: each entry's mask holds from its cycle to the next one's */
+    uint64_t until = c->avr->cycle > end ? c->avr->cycle : end;
+    uint32_t k = st->led_head;
+    for (uint32_t n = 0; n < st->led_count; n++) {
+        k = (k - 1) & (FD_LED_HISTORY - 1);
+        fd_led_entry *e = &c->led_hist[k];
+        uint64_t from = e->cycle > start ? e->cycle : start;
+        uint64_t to = until < end ? until : end;
+        if (to > from)
+            for (uint32_t i = 0; i < c->nleds; i++)
+                if ((e->mask >> i) & 1)
+                    out[i] += to - from;
+        if (e->cycle <= start)
+            return 0;
+        until = e->cycle;
+    }
+    /* the oldest entry begins after start: what came before was dropped
+     * (the ring is full) or came before the restart (dark) */
+    return st->led_count == FD_LED_HISTORY ? -1 : 0;
 }
 
 /* ---- trace --------------------------------------------------------------- */
@@ -731,4 +1343,68 @@ uint32_t fd_trace_drain(fd_chip *c, fd_event *out, uint32_t max) {
     return n;
 }
 
-void fd_trace_enable(fd_chip *c, int on) { c->trace_on = on; }
+void fd_trace_mask(fd_chip *c, uint32_t kinds) { c->trace_mask = kinds & FD_EV_TRACEABLE; }
+
+/* ---- snapshots --------------------------------------------------------------- */
+
+/* simavr allocates an MCU as one block (its core and every peripheral:
+ * registers, cycle timers, interrupt table and FIFO, timers' and ADC's
+ * internal state), plus the data space, the EEPROM bytes and the IRQs.
+ * Pointers inside the block point into it or at things that never move, so
+ * the chip that made a snapshot can take it back byte for byte. Flash is
+ * program memory: loaded once, never written by these cores. */
+void fd_snapshot(fd_chip *c, uint8_t *out) {
+    avr_t *avr = c->avr;
+    uint32_t head[4] = {FD_SNAP_MAGIC, fd_snapshot_size(c), (uint32_t)avr->irq_pool.count, 0};
+    uint8_t *p = out;
+    memcpy(p, head, 16);
+    p += 16;
+    memcpy(p, avr, c->block_size);
+    p += c->block_size;
+    memcpy(p, avr->data, c->data_snap);
+    p += c->data_snap;
+    if (c->ee) {
+        memcpy(p, c->ee->eeprom, c->ee->size);
+        p += c->ee->size;
+    }
+    for (int i = 0; i < avr->irq_pool.count; i++) {
+        avr_irq_t *q = avr->irq_pool.irq[i];
+        uint32_t v[2] = {q->value, q->flags};
+        memcpy(p, v, 8);
+        p += 8;
+    }
+    memcpy(p, &c->st, sizeof c->st);
+    p += sizeof c->st;
+    memcpy(p, c->led_hist, FD_LED_HISTORY * sizeof(fd_led_entry));
+}
+
+int fd_restore(fd_chip *c, const uint8_t *in) {
+    avr_t *avr = c->avr;
+    uint32_t head[4];
+    memcpy(head, in, 16);
+    if (head[0] != FD_SNAP_MAGIC || head[1] != fd_snapshot_size(c) ||
+        head[2] != (uint32_t)avr->irq_pool.count)
+        return -1;
+    const uint8_t *p = in + 16;
+    memcpy(avr, p, c->block_size);
+    p += c->block_size;
+    memcpy(avr->data, p, c->data_snap);
+    p += c->data_snap;
+    if (c->ee) {
+        memcpy(c->ee->eeprom, p, c->ee->size);
+        p += c->ee->size;
+    }
+    for (int i = 0; i < avr->irq_pool.count; i++) {
+        avr_irq_t *q = avr->irq_pool.irq[i];
+        uint32_t v[2];
+        memcpy(v, p, 8);
+        q->value = v[0];
+        q->flags = v[1];
+        p += 8;
+    }
+    memcpy(&c->st, p, sizeof c->st);
+    p += sizeof c->st;
+    memcpy(c->led_hist, p, FD_LED_HISTORY * sizeof(fd_led_entry));
+    c->stop = 0;
+    return 0;
+}

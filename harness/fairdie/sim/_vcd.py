@@ -4,17 +4,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from fairdie.sim._types import Level, PortChange, parse_pin
-
-if TYPE_CHECKING:
-    from fairdie.sim._chip import SignalChange
+from fairdie.sim._types import Event, EventKind, Level, parse_pin
 
 __all__ = ["write_vcd"]
 
-_PIN_VALUE = {Level.LOW: "0", Level.HIGH: "1", Level.PULLUP: "1", Level.Z: "z"}
+_PIN_VALUE = {
+    Level.LOW: "0",
+    Level.HIGH: "1",
+    Level.PULLUP: "1",
+    Level.PULLDOWN: "0",
+    Level.Z: "z",
+}
 _WIDTH = {"sleep": 1, "eeprom_busy": 1, "adc_mv": 16}
+
+
+def _signal(e: Event) -> tuple[str, int] | None:
+    if e.kind is EventKind.SLEEP:
+        return "sleep", 1
+    if e.kind is EventKind.WAKE or (e.kind is EventKind.POWER and e.a == 0):
+        return "sleep", 0
+    if e.kind is EventKind.EEPROM_START:
+        return "eeprom_busy", 1
+    if e.kind is EventKind.EEPROM_DONE:
+        return "eeprom_busy", 0
+    if e.kind is EventKind.ADC:
+        return "adc_mv", e.b
+    return None
 
 
 def write_vcd(
@@ -22,12 +38,12 @@ def write_vcd(
     *,
     frequency: int,
     pins: Sequence[str],
-    port_changes: Sequence[PortChange],
+    events: Sequence[Event],
     signals: Sequence[str],
-    signal_changes: Sequence[SignalChange],
     end: int,
 ) -> Path:
-    """Pins are 0/1 when driven, 1 with the pull-up on, z when floating.
+    """Pins as the pin model has them: 0/1 when driven or pulled, z when
+    floating. Signals: sleep, eeprom_busy, adc_mv (the millivolts fed).
 
     Time is in nanoseconds (rounded from cycles at ``frequency``).
     """
@@ -37,26 +53,27 @@ def write_vcd(
     ids: dict[str, str] = {}
     for i, name in enumerate([*pins, *signals]):
         ids[name] = _vcd_id(i)
-    bits = {p: parse_pin(p) for p in pins}
+    by_port: dict[str, list[tuple[str, int]]] = {}
+    for p in pins:
+        port, bit = parse_pin(p)
+        by_port.setdefault(port, []).append((p, bit))
+    wanted = set(signals)
     rows: list[tuple[int, int, str]] = []  # (cycle, order, text)
     last: dict[str, str] = {}
-    for n, ch in enumerate(port_changes):
-        for name, (port, bit) in bits.items():
-            if port != ch.port:
-                continue
-            v = _PIN_VALUE[ch.level(bit)]
-            if last.get(name) != v:
-                last[name] = v
-                rows.append((ch.cycle, n, v + ids[name]))
-    wanted = set(signals)
-    for n, sc in enumerate(signal_changes):
-        if sc.name in wanted:
-            text = (
-                f"{sc.value & 1}{ids[sc.name]}"
-                if _WIDTH[sc.name] == 1
-                else f"b{sc.value:b} {ids[sc.name]}"
-            )
-            rows.append((sc.cycle, len(port_changes) + n, text))
+    for n, e in enumerate(events):
+        if e.kind is EventKind.PIN:
+            for name, bit in by_port.get(chr(e.a), ()):
+                v = _PIN_VALUE[Level.of(e.b, bit)]
+                if last.get(name) != v:
+                    last[name] = v
+                    rows.append((e.cycle, n, v + ids[name]))
+            continue
+        sig = _signal(e)
+        if sig is None or sig[0] not in wanted:
+            continue
+        name, value = sig
+        text = f"{value & 1}{ids[name]}" if _WIDTH[name] == 1 else f"b{value:b} {ids[name]}"
+        rows.append((e.cycle, n, text))
     rows.sort()
     ns = 1e9 / frequency
     with path.open("w") as f:

@@ -1,0 +1,184 @@
+/*
+ * The C boundary of fairdie.sim: everything Python sees of the shim.
+ *
+ * This file is the cffi cdef exactly as it stands (_build.py reads it whole),
+ * so it holds only typedefs, integer #defines and prototypes: no #include, no
+ * guard, no expression in a #define. _shim.h includes it for the C side.
+ */
+
+typedef struct fd_chip fd_chip;
+
+/* Kinds of engine events. The trace records the kinds in its mask; a run
+ * stops on the kinds in fd_stops.kinds. Bits, so that a set is a mask. */
+#define FD_EV_PIN 1          /* a = port letter, b = state word after, c = before */
+#define FD_EV_SLEEP 2        /* the CPU executed SLEEP; a = 1 when interrupts were off */
+#define FD_EV_WAKE 4         /* the CPU woke                                       */
+#define FD_EV_EEPROM_START 8 /* a = address, b = old byte, c = new byte | mode << 8  */
+#define FD_EV_EEPROM_DONE 16 /* a = address, b = byte stored, c = 1 when cut by power */
+#define FD_EV_ADC 32         /* a = channel | reference << 8, b = mV, c = code | vref << 16 */
+#define FD_EV_IRQ 64         /* interrupt entry; a = vector number                 */
+#define FD_EV_RESET 128      /* a reset that is no power-on (the watchdog's)       */
+#define FD_EV_POWER 256      /* a = 1 on, 0 off                                    */
+#define FD_EV_PC 512         /* the PC reached fd_stops.pc (a stop, never traced)  */
+#define FD_EV_TRACEABLE 511
+
+/* A port's state word (FD_EV_PIN, fd_port_state): four bytes, bit i = pin i.
+ *   byte 0: the level on the wire (what PINx reads)
+ *   byte 1: the chip drives the pin (an output: DDR set, or a compare output)
+ *   byte 2: the outside world drives the pin (fd_pin_drive)
+ *   byte 3: the pin is pulled (internal pull-up, or an external pull) and
+ *           nothing drives it; its level is the pull's */
+
+/* Reference kinds of FD_EV_ADC */
+#define FD_ADC_REF_VCC 0
+#define FD_ADC_REF_INTERNAL 1
+#define FD_ADC_REF_AREF 2
+
+/* fd_run's answer: bits, several may be set. */
+#define FD_STOP_DEADLINE 1
+#define FD_STOP_EVENT 2 /* an event in fd_stops.kinds; fd_run fills *why */
+#define FD_STOP_QUIET 4
+#define FD_STOP_HALTED 8
+#define FD_STOP_CRASHED 16
+#define FD_STOP_TRACE_FULL 32
+#define FD_STOP_CALLBACK_ERROR 64
+#define FD_STOP_OFF 128
+
+/* The simavr 1.6 fixes, each on by default; a test switches one off to show
+ * that the bug it fixes is still there without it. */
+#define FD_FIX_SLEEP 1      /* sleep fast-forwards instead of sleeping the host     */
+#define FD_FIX_EXTINT 2     /* no per-cycle INT0 level polling after a reset        */
+#define FD_FIX_IOEND 4      /* reset clears the I/O registers (ATtiny13 core)       */
+#define FD_FIX_PORF 8       /* power-on sets PORF                                   */
+#define FD_FIX_EEPROM 16    /* datasheet EEPROM write: busy time, EEPM, pending     */
+#define FD_FIX_IRQ 32       /* interrupt response: 4 cycles, 8 when it wakes        */
+#define FD_FIX_PIN_BIT 64   /* SBI/CBI on PINx writes one bit, as in hardware       */
+#define FD_FIX_WDT 128      /* watchdog interrupt mode stays on after its ISR       */
+#define FD_FIX_SRAM 256     /* power-on fills registers and SRAM with seeded junk   */
+#define FD_FIX_PULLUP 512   /* one pin model: no pull-up re-applied over a drive    */
+#define FD_FIX_COMPARE 1024 /* compare outputs drive their datasheet pin            */
+#define FD_FIX_MEMORY 2048  /* stray data/flash accesses stay inside our buffers    */
+#define FD_FIX_ADC 4096     /* channel and reference latched at conversion start    */
+#define FD_FIX_ALL 8191
+
+typedef struct fd_event {
+    uint64_t cycle;
+    uint32_t kind;
+    uint32_t a;
+    uint32_t b;
+    uint32_t c;
+} fd_event;
+
+/* What stops a run besides its deadline. */
+typedef struct fd_stops {
+    uint32_t kinds;        /* FD_EV_* bits */
+    uint8_t pins[12];      /* FD_EV_PIN: per port 'A'+i, the pins whose level change
+                              stops; all zero = any pin */
+    uint64_t vectors;      /* FD_EV_IRQ: bit n = vector n; 0 = any vector */
+    int64_t pc;            /* FD_EV_PC: a byte address */
+    uint64_t quiet_cycles; /* stop once asleep with no pin change for this long; 0 = off */
+} fd_stops;
+
+typedef struct fd_info {
+    uint32_t flash_size;
+    uint32_t sram_start;
+    uint32_t ramend;
+    uint32_t eeprom_size;
+    uint32_t ioend;
+    uint32_t frequency;
+    uint32_t snapshot_size;
+    uint32_t simavr_block;
+    char ports[12]; /* letters of the I/O ports, NUL terminated */
+} fd_info;
+
+typedef struct fd_ee_write {
+    int32_t active;
+    uint32_t address;
+    uint32_t old_value;
+    uint32_t new_value;
+    uint64_t done_cycle;
+    uint32_t mode; /* EEPM bits: 0 erase+write, 1 erase, 2 write */
+} fd_ee_write;
+
+/* An LED between two pins; port 0 stands for the supply (anode at Vcc,
+ * cathode at ground). It is lit while its anode is driven high and its
+ * cathode driven low. */
+typedef struct fd_led {
+    uint8_t anode_port;
+    uint8_t anode_bit;
+    uint8_t cathode_port;
+    uint8_t cathode_bit;
+} fd_led;
+
+/* Lifetime, in three steps: make the MCU, tell it what simavr does not know
+ * (compare output pins, the PUD bit), then start it. fd_new returns NULL when
+ * simavr does not know the MCU. */
+fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed);
+int fd_set_compare_pin(fd_chip *chip, char timer, int comp, uint32_t com_reg, uint32_t com_shift,
+                       char port, int bit);
+int fd_set_pud(fd_chip *chip, uint32_t reg, uint32_t bit);
+int fd_start(fd_chip *chip, uint32_t frequency, uint32_t vcc_mv);
+void fd_free(fd_chip *chip);
+void fd_get_info(fd_chip *chip, fd_info *info);
+int fd_load_flash(fd_chip *chip, const uint8_t *code, uint32_t size, uint32_t address);
+
+/* Power. */
+void fd_power_on(fd_chip *chip);
+void fd_power_off(fd_chip *chip, int torn_value);
+int fd_powered(fd_chip *chip);
+
+/* Running: to the absolute cycle deadline, or until a stop. Returns
+ * FD_STOP_* bits; with FD_STOP_EVENT, *why (may be NULL) is the event. */
+uint32_t fd_run(fd_chip *chip, uint64_t deadline, const fd_stops *stops, fd_event *why);
+/* The fair baseline for the benchmark: avr->run in a C loop, nothing else. */
+void fd_run_raw(fd_chip *chip, uint64_t deadline);
+/* One avr->run per call: the unit the old pysimavr binding stepped from
+ * Python (a benchmark yardstick; the harness never steps from Python).
+ * Returns the cycle after the step. */
+uint64_t fd_step(fd_chip *chip);
+uint64_t fd_cycle(fd_chip *chip);
+uint32_t fd_pc(fd_chip *chip);
+int fd_sleeping(fd_chip *chip);
+uint64_t fd_sleep_steps(fd_chip *chip);
+
+/* Memory: data space (registers, I/O, SRAM), I/O through the handlers, EEPROM. */
+int fd_data_read(fd_chip *chip, uint32_t address, uint8_t *out, uint32_t size);
+int fd_data_write(fd_chip *chip, uint32_t address, const uint8_t *in, uint32_t size);
+int fd_io_read(fd_chip *chip, uint32_t address);
+int fd_io_write(fd_chip *chip, uint32_t address, uint8_t value);
+int fd_eeprom_read(fd_chip *chip, uint32_t address, uint8_t *out, uint32_t size);
+int fd_eeprom_write(fd_chip *chip, uint32_t address, const uint8_t *in, uint32_t size);
+void fd_eeprom_in_flight(fd_chip *chip, fd_ee_write *out);
+void fd_eeprom_set_times(fd_chip *chip, uint32_t erase_write_us, uint32_t single_us);
+
+/* Pins: the outside world. drive: 1 high, 0 low, -1 released.
+ * pull: 1 up, -1 down, 0 none (a weak external resistor). */
+int fd_pin_drive(fd_chip *chip, char port, int pin, int level);
+int fd_pin_pull(fd_chip *chip, char port, int pin, int pull);
+int64_t fd_port_state(fd_chip *chip, char port);
+int fd_port_regs(fd_chip *chip, char port, uint8_t *ddr, uint8_t *out, uint8_t *pin);
+
+/* ADC: a constant per channel, or a call into Python per conversion. */
+int fd_adc_constant(fd_chip *chip, int channel, uint32_t millivolts);
+int fd_adc_callback(fd_chip *chip, int channel);
+
+/* LEDs: light integrated in C. fd_leds_lit_cycles fills out[n] with each
+ * LED's lit cycles over [start, end) and returns 0, or -1 when the history
+ * no longer reaches back to start. */
+int fd_leds_set(fd_chip *chip, const fd_led *leds, uint32_t n);
+void fd_leds_restart(fd_chip *chip);
+uint32_t fd_leds_now(fd_chip *chip);
+int64_t fd_leds_first_lit(fd_chip *chip);
+int fd_leds_lit_cycles(fd_chip *chip, uint64_t start, uint64_t end, uint64_t *out);
+
+/* Trace of events since the last drain. Returns the number copied. */
+uint32_t fd_trace_drain(fd_chip *chip, fd_event *out, uint32_t max);
+void fd_trace_mask(fd_chip *chip, uint32_t kinds);
+
+/* simavr's log lines, kept until drained; returns the bytes copied
+ * (lines end in a newline, level is the first byte of each). */
+uint32_t fd_log_drain(fd_chip *chip, char *out, uint32_t max);
+
+/* Snapshots: the whole chip in a buffer of info.snapshot_size bytes. */
+void fd_snapshot(fd_chip *chip, uint8_t *out);
+int fd_restore(fd_chip *chip, const uint8_t *in);
