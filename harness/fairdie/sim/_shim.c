@@ -783,11 +783,15 @@ static void fd_after_reset(avr_io_t *io) {
  * stamp the start of a sleep. */
 static void fd_sleep_noop(avr_t *avr, avr_cycle_count_t how_long) {
     fd_chip *c = avr->custom.data;
-    (void)how_long;
     c->st.sleep_steps++;
     if (!c->st.asleep) {
         c->st.asleep = 1;
         fd_event_raise(c, FD_EV_SLEEP, 0, 0, 0);
+        /* a run that stops on this sleep stops at it: simavr adds 1 + how_long
+         * to the cycle count on return, so take how_long off first (the next
+         * run step fast-forwards from there) */
+        if (c->stop & FD_STOP_EVENT && c->why.kind == FD_EV_SLEEP)
+            avr->cycle -= how_long;
     }
     c->stop |= FD_STOP_SLEPT;
 }

@@ -5,6 +5,8 @@
  *   address 1: erase only             (EEPM = 01, 1.8 ms -> 0xFF)
  *   address 2: write only, data 0x0F  (EEPM = 10, 1.8 ms -> old & 0x0F)
  * then it reads address 0 back into `readback` and halts (cli; sleep).
+ * With EE_SLEEP_WRITING it instead starts one write (address 3 <- 0xA5)
+ * and halts at once, while the write is still in flight.
  * ATtiny13A, any clock.
  */
 #include <avr/interrupt.h>
@@ -29,6 +31,15 @@ static void program(uint8_t mode, uint8_t address, uint8_t data) {
 
 int main(void) {
     DDRB = 1 << PB0;
+#ifdef EE_SLEEP_WRITING
+    EECR = 0;
+    EEARL = 3;
+    EEDR = 0xA5;
+    EECR |= 1 << EEMPE;
+    EECR |= 1 << EEPE;
+    cli();
+    sleep_mode();
+#endif
     program(0, 0, 0x5A);
     program(1 << EEPM0, 1, 0x00);
     program(1 << EEPM1, 2, 0x0F);
