@@ -177,22 +177,10 @@ def _cmd_press(a: argparse.Namespace) -> int:
 
 
 def _cmd_bench(a: argparse.Namespace) -> int:
-    from fairdie.bench import run_benchmarks
+    from fairdie.bench import format_report, run_benchmarks
 
     r = run_benchmarks(cycles=a.cycles, rounds=a.rounds)
-    if a.json:
-        print(json.dumps(r))
-        return 0
-    print(f"simavr C loop (raw)       {r['raw_mcycles_per_s']:8.1f} Mcycles/s")
-    print(
-        f"fairdie Chip.run          {r['harness_mcycles_per_s']:8.1f} Mcycles/s"
-        f"   ({r['harness_over_raw']:.3f} x raw)"
-    )
-    print(
-        f"one step per Python call  {r['python_step_mcycles_per_s']:8.1f} Mcycles/s"
-        f"   (harness is {r['harness_over_python_step']:.1f} x faster)"
-    )
-    print(f"10 s watchdog sleep       {r['hold_10s_wall_ms']:8.3f} ms wall")
+    print(json.dumps(r) if a.json else format_report(r))
     return 0
 
 
