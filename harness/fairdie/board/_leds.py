@@ -33,6 +33,7 @@ class LedDecoder:
         self.pairs: tuple[tuple[str, str], ...] = tuple(
             (led.anode, led.cathode) for led in board.leds
         )
+        self._sets: dict[int, frozenset[str]] = {}
 
     def duties(self, lit_cycles: list[int], window: int) -> dict[str, float]:
         """Each LED's duty: its lit cycles (in :attr:`names` order) over the window."""
@@ -40,9 +41,25 @@ class LedDecoder:
             raise ValueError(f"empty window of {window} cycles")
         return {n: c / window for n, c in zip(self.names, lit_cycles, strict=True)}
 
+    def visible_cycles(self, lit_cycles: list[int], window: int) -> frozenset[str]:
+        """:meth:`visible` of the duties of ``lit_cycles`` over ``window`` cycles."""
+        top = max(lit_cycles, default=0)
+        if top <= self.floor * window:
+            return frozenset()
+        cut = self.relative * top
+        mask = 0
+        for i, c in enumerate(lit_cycles):
+            if c >= cut:
+                mask |= 1 << i
+        return self.lit(mask)
+
     def lit(self, mask: int) -> frozenset[str]:
         """The LEDs of a lit mask (bit i = the i-th LED), as ``Chip.leds_now`` gives it."""
-        return frozenset(n for i, n in enumerate(self.names) if mask >> i & 1)
+        found = self._sets.get(mask)
+        if found is None:
+            found = frozenset(n for i, n in enumerate(self.names) if mask >> i & 1)
+            self._sets[mask] = found
+        return found
 
     def visible(self, duties: Mapping[str, float]) -> frozenset[str]:
         """The LEDs an eye would see lit, given their duties over a window.

@@ -97,7 +97,6 @@ class Die:
             raise FairdieError(f"board {self.board.name}: no analog input for the noise")
         self._analog = named[0]
         self._trace_start = 0
-        self._adc_mark = 0
         self.set_noise(noise)
 
     # ---- stimulus ---------------------------------------------------------
@@ -133,8 +132,7 @@ class Die:
         start = max(self._trace_start, end - self._window)
         if end <= start or (not self.chip.powered and at is None):
             return frozenset()
-        duties = self._leds.duties(self.chip.leds_lit_cycles(start, end), end - start)
-        return self._leds.visible(duties)
+        return self._leds.visible_cycles(self.chip.leds_lit_cycles(start, end), end - start)
 
     def first_lit(self) -> int | None:
         """The cycle since the last power-on at which some LED first lit, if any."""
@@ -148,7 +146,6 @@ class Die:
 
     def power_on(self) -> None:
         self.chip.clear_trace()
-        self._adc_mark = 0
         self._trace_start = self.chip.cycle
         self.chip.leds_restart()
         self.chip.power_on()
@@ -168,7 +165,7 @@ class Die:
         if hold > settle:
             self.chip.run(seconds=hold - settle)
         end = self.display()
-        codes = tuple(c.code for c in self.chip.adc_log(self._adc_mark))
+        codes = tuple(c.code for c in self.chip.adc_log())
         self.chip.power_off()
         return Press(
             face=int(shown) if shown.isdigit() else None,

@@ -105,6 +105,19 @@ class Floating:
         ch.centre = centre = min(max(centre, 0.0), vcc)
         return min(max(centre + ch.rng.gauss(0.0, self._jitter), 0.0), vcc)
 
+    def snapshot(self) -> dict[int, tuple[object, float]]:
+        """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
+        return {n: (ch.rng.getstate(), ch.centre) for n, ch in self._channels.items()}
+
+    def restore(self, state: dict[int, tuple[object, float]]) -> None:
+        for n in list(self._channels):
+            if n not in state:
+                del self._channels[n]
+        for n, (rng, centre) in state.items():
+            ch = self._channels.get(n) or self._channel(n)
+            ch.rng.setstate(rng)  # type: ignore[arg-type]
+            ch.centre = centre
+
     def __repr__(self) -> str:
         return f"Floating(seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
@@ -131,6 +144,13 @@ class Uniform:
 
     def __call__(self, channel: int) -> float:
         return self._mv[self._rng.randrange(ADC_MAX + 1)]
+
+    def snapshot(self) -> object:
+        """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
+        return self._rng.getstate()
+
+    def restore(self, state: object) -> None:
+        self._rng.setstate(state)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"Uniform(seed={self.seed}, vcc_mv={self.vcc_mv:g})"

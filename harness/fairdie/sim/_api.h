@@ -149,6 +149,7 @@ int fd_io_write(fd_chip *chip, uint32_t address, uint8_t value);
 int fd_eeprom_read(fd_chip *chip, uint32_t address, uint8_t *out, uint32_t size);
 int fd_eeprom_write(fd_chip *chip, uint32_t address, const uint8_t *in, uint32_t size);
 void fd_eeprom_in_flight(fd_chip *chip, fd_ee_write *out);
+int fd_eeprom_busy(fd_chip *chip);
 void fd_eeprom_set_times(fd_chip *chip, uint32_t erase_write_us, uint32_t single_us);
 
 /* Pins: the outside world. drive: 1 high, 0 low, -1 released.
@@ -175,9 +176,13 @@ int fd_leds_lit_cycles(fd_chip *chip, uint64_t start, uint64_t end, uint64_t *ou
 uint32_t fd_trace_drain(fd_chip *chip, fd_event *out, uint32_t max);
 void fd_trace_mask(fd_chip *chip, uint32_t kinds);
 
-/* simavr's log lines, kept until drained; returns the bytes copied
- * (lines end in a newline, level is the first byte of each). */
+/* simavr's log lines at or below a level (simavr's LOG_ERROR 2, LOG_WARNING
+ * 3, LOG_TRACE 4, LOG_DEBUG 5), kept until drained; fd_log_drain returns the
+ * bytes copied (lines end in a newline, the level digit first). fd_pending:
+ * bit 0 = trace events wait, bit 1 = log lines wait. */
+void fd_log_level(fd_chip *chip, int level);
 uint32_t fd_log_drain(fd_chip *chip, char *out, uint32_t max);
+uint32_t fd_pending(fd_chip *chip);
 
 /* Snapshots: the whole chip in a buffer of info.snapshot_size bytes. */
 void fd_snapshot(fd_chip *chip, uint8_t *out);

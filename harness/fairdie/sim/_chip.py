@@ -48,12 +48,24 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
+
+def _simavr_log_level() -> int:
+    """The simavr level the "fairdie.simavr" logger wants: lines above it are
+    never formatted (simavr traces every watchdog tick at LOG_TRACE)."""
+    if _SIMAVR_LOG.isEnabledFor(logging.DEBUG):
+        return 5
+    if _SIMAVR_LOG.isEnabledFor(logging.WARNING):
+        return 3
+    return 2 if _SIMAVR_LOG.isEnabledFor(logging.ERROR) else 0
+
+
 # Live chips by id, for the ADC callback. The C side holds the id, not a
 # reference, so a chip is freed as soon as Python drops it (no cycle to wait for).
 _CHIPS: weakref.WeakValueDictionary[int, Chip] = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
 _SUPPLY = ("VCC", "GND")
+_REFERENCES = ("vcc", "internal", "aref", "?")
 
 #: The simavr 1.6 fixes a chip applies (all by default); see README "The engine".
 SIMAVR_FIXES = {
@@ -134,7 +146,11 @@ class Trace:
         ]
 
     def adc(self, since: int = 0) -> list[AdcConversion]:
-        return [AdcConversion.from_event(e) for e in self.events(EventKind.ADC, since)]
+        return [
+            AdcConversion(cycle, a & 0xFF, _REFERENCES[(a >> 8) & 3], b, c & 0xFFFF, c >> 16)
+            for cycle, kind, a, b, c in self.tuples(since)
+            if kind == EventKind.ADC
+        ]
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))
@@ -243,7 +259,15 @@ class Chip:
         self.power_on_cycle = 0
         self.power_ons = 0
         self.trace_kinds = TRACEABLE if trace is True else EventKind(trace or 0)
+        self._log_level = -1
+        self._follow_log_level()
         self._drain()
+
+    def _follow_log_level(self) -> None:
+        level = _simavr_log_level()
+        if level != self._log_level:
+            self._log_level = level
+            lib.fd_log_level(self._c, level)
 
     def _configure_pins(self) -> None:
         """Tell the shim what simavr 1.6 does not know: compare output pins, PUD."""
@@ -282,7 +306,7 @@ class Chip:
         Returns the write that was cut, if any."""
         if torn_value is not None:
             _check_range("torn_value", torn_value, 0, 255)
-        cut = self.eeprom_in_flight
+        cut = self.eeprom_in_flight if lib.fd_eeprom_busy(self._c) else None
         lib.fd_power_off(self._c, -1 if torn_value is None else torn_value)
         self._drain()
         return cut
@@ -350,6 +374,7 @@ class Chip:
         if not self.powered:
             raise SimulationError("run: the chip is not powered")
         stops = self._set_stops(until)
+        self._follow_log_level()
         why = self._why
         self.stop_event = None
         while True:
@@ -368,6 +393,8 @@ class Chip:
         return self._reason(bits)
 
     def _reason(self, bits: int) -> StopReason:
+        if bits == lib.FD_STOP_DEADLINE:  # the common case, without enum arithmetic
+            return StopReason.DEADLINE
         reason = StopReason(0)
         if bits & lib.FD_STOP_EVENT:
             w = self._why
@@ -709,13 +736,18 @@ class Chip:
         lib.fd_trace_mask(self._c, int(self._trace_kinds))
 
     def _drain(self) -> None:
-        c, ev, buf = self._c, _EVENTS, self.trace._buf
-        while True:
+        c = self._c
+        pending = lib.fd_pending(c)
+        if not pending:
+            return
+        ev, buf = _EVENTS, self.trace._buf
+        while pending & 1:
             n = lib.fd_trace_drain(c, ev, _TRACE_BATCH)
-            if n:
-                buf += ffi.buffer(ev, n * _EVENT.size)
+            buf += ffi.buffer(ev, n * _EVENT.size)
             if n < _TRACE_BATCH:
                 break
+        if not pending & 2:
+            return
         n = lib.fd_log_drain(c, _LOG_BUF, len(_LOG_BUF))
         if n:
             for line in ffi.buffer(_LOG_BUF, n)[:].decode("utf-8", "replace").splitlines():

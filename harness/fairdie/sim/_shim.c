@@ -150,6 +150,7 @@ struct fd_chip {
     uint32_t ntrace;
     char *log;
     uint32_t nlog;
+    int log_level; /* simavr's LOG_* levels kept (simavr skips formatting the rest) */
 };
 
 /* ---- events: trace and stops --------------------------------------------- */
@@ -209,7 +210,7 @@ static avr_cycle_count_t fd_quiet_timer(avr_t *avr, avr_cycle_count_t when, void
  * level first, colour escapes dropped. Python drains it into `logging`. */
 static void fd_logger(avr_t *avr, const int level, const char *format, va_list ap) {
     fd_chip *c = avr ? avr->custom.data : NULL;
-    if (!c || !c->log)
+    if (!c || !c->log || level > c->log_level)
         return;
     char line[512];
     int n = vsnprintf(line, sizeof line, format, ap);
@@ -232,6 +233,14 @@ static void fd_logger(avr_t *avr, const int level, const char *format, va_list a
     if (c->log[c->nlog - 1] != '\n')
         c->log[c->nlog++] = '\n';
 }
+
+void fd_log_level(fd_chip *c, int level) {
+    c->log_level = level;
+    if (c->avr->data) /* started: simavr's own filter, checked before formatting */
+        c->avr->log = (uint8_t)level;
+}
+
+uint32_t fd_pending(fd_chip *c) { return (c->ntrace ? 1u : 0u) | (c->nlog ? 2u : 0u); }
 
 uint32_t fd_log_drain(fd_chip *c, char *out, uint32_t max) {
     uint32_t n = c->nlog < max ? c->nlog : max;
@@ -822,6 +831,7 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
     c->st.rng = seed;
     c->st.led_first = -1;
     c->trace_mask = FD_EV_TRACEABLE;
+    c->log_level = LOG_WARNING;
     c->ee_erase_write_us = 3400;
     c->ee_single_us = 1800;
     c->block_size = malloc_usable_size(avr);
@@ -865,7 +875,7 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
     avr_t *avr = c->avr;
     if (avr_init(avr) != 0)
         return -1;
-    avr->log = LOG_WARNING;
+    avr->log = (uint8_t)c->log_level;
     avr->frequency = frequency;
     avr->vcc = avr->avcc = avr->aref = vcc_mv;
     if (c->fixes & FD_FIX_SLEEP)
@@ -1195,6 +1205,8 @@ int fd_eeprom_write(fd_chip *c, uint32_t address, const uint8_t *in, uint32_t si
 }
 
 void fd_eeprom_in_flight(fd_chip *c, fd_ee_write *out) { *out = c->st.ew; }
+
+int fd_eeprom_busy(fd_chip *c) { return c->st.ew.active; }
 
 void fd_eeprom_set_times(fd_chip *c, uint32_t erase_write_us, uint32_t single_us) {
     c->ee_erase_write_us = erase_write_us;
