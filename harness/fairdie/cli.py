@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="fairdie", description="Cycle-accurate AVR test harness: the fair die in emulation."
     )
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="show simavr's own log on stderr (-v warnings, -vv everything)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     b = sub.add_parser("build", help="build the die firmware and print its paths and sizes")
@@ -215,14 +222,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     # every run is reproducible from its arguments (the seed defaults to a fixed value)
     args.replay = shlex.join(["fairdie", *argv])
-    handler = {
+    if args.verbose:
+        import logging
+
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("simavr: %(message)s"))
+        log = logging.getLogger("fairdie.simavr")
+        log.addHandler(handler)
+        log.setLevel(logging.WARNING if args.verbose == 1 else logging.DEBUG)
+    command = {
         "build": _cmd_build,
         "press": _cmd_press,
         "bench": _cmd_bench,
         "demo": _cmd_demo,
     }[args.command]
     try:
-        return handler(args)
+        return command(args)
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2

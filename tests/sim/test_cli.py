@@ -174,3 +174,14 @@ def test_entry_point_exit_code():
     )
     assert r.returncode == 2
     assert r.stderr.startswith("fairdie: error: unknown noise") and r.stderr.count("\n") == 1
+
+
+def test_simavr_log_is_quiet_unless_verbose():
+    """simavr's own lines reach stderr only with -v/-vv (a fresh process, so
+    no handler of the test session interferes)."""
+    args = [sys.executable, "-m", "fairdie.cli", "press", "--count", "1", "--json"]
+    quiet = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    loud = subprocess.run([*args[:3], "-vv", *args[3:]], capture_output=True, text=True, timeout=60)
+    assert loud.returncode == 0 and "simavr: attiny13a: WATCHDOG" in loud.stderr
+    assert json.loads(loud.stdout)["faces"]
