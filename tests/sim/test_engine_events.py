@@ -35,10 +35,10 @@ def test_run_to_an_absolute_cycle(make_chip):
 @pytest.mark.parametrize(
     ("firmware", "defines", "until", "kind"),
     [
-        ("eeprom", {}, Until.eeprom_start(), EventKind.EEPROM_START),
-        ("eeprom", {}, Until.eeprom_done(), EventKind.EEPROM_DONE),
-        ("adc", {}, Until.adc(), EventKind.ADC),
-        ("ctc", {}, Until.sleep(), EventKind.SLEEP),
+        ("eeprom", {}, Until.event(EventKind.EEPROM_START), EventKind.EEPROM_START),
+        ("eeprom", {}, Until.event(EventKind.EEPROM_DONE), EventKind.EEPROM_DONE),
+        ("adc", {}, Until.event(EventKind.ADC), EventKind.ADC),
+        ("ctc", {}, Until.event(EventKind.SLEEP), EventKind.SLEEP),
         ("ctc", {}, Until.irq(), EventKind.IRQ),
         ("busy", {}, Until.pin(), EventKind.PIN),
     ],
@@ -55,14 +55,14 @@ def test_a_run_stops_on_any_engine_event(make_chip, firmware, defines, until, ki
 
 def test_wake_and_irq_vector_filters(make_chip):
     chip = make_chip("ctc", CTC_TOP=99)
-    chip.run(seconds=0.01, until=Until.sleep())
-    assert chip.run(seconds=0.01, until=Until.wake()) == StopReason.WAKE
+    chip.run(seconds=0.01, until=Until.event(EventKind.SLEEP))
+    assert chip.run(seconds=0.01, until=Until.event(EventKind.WAKE)) == StopReason.WAKE
     # TIM0_COMPA is vector 6 on the ATtiny13A; no other vector fires
     assert chip.run(seconds=0.01, until=Until.irq(6)) == StopReason.IRQ
     assert chip.stop_event is not None and chip.stop_event.a == 6
     assert chip.run(2000, until=Until.irq(3)) == StopReason.DEADLINE
     # several conditions at once: the first to happen wins
-    r = chip.run(seconds=0.01, until=Until.irq(6) | Until.eeprom_done())
+    r = chip.run(seconds=0.01, until=Until.irq(6) | Until.event(EventKind.EEPROM_DONE))
     assert r == StopReason.IRQ
 
 

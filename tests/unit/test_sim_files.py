@@ -123,7 +123,7 @@ def test_levels_of_the_state_word():
 
 
 def test_until_combines_and_events_describe_themselves():
-    u = Until.pin("PB0") | Until.eeprom_done() | Until.quiet(0.5) | Until.quiet(0.2)
+    u = Until.pin("PB0") | Until.event(EventKind.EEPROM_DONE) | Until.quiet(0.5) | Until.quiet(0.2)
     assert u.kinds == EventKind.PIN | EventKind.EEPROM_DONE
     assert u.pins == ("PB0",) and u.quiet_seconds == 0.2
     with pytest.raises(ValueError, match="one PC"):

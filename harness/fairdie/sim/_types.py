@@ -181,7 +181,7 @@ class StopReason(enum.IntFlag):
 class Until:
     """What stops a run besides its deadline; combine with ``|``.
 
-    >>> Until.pin("PB0") | Until.eeprom_done()        # doctest: +SKIP
+    >>> Until.pin("PB0") | Until.event(EventKind.EEPROM_DONE)  # doctest: +SKIP
     >>> chip.run(seconds=1, until=Until.irq(3))        # doctest: +SKIP
     """
 
@@ -205,6 +205,7 @@ class Until:
 
     @classmethod
     def event(cls, kind: EventKind) -> Until:
+        """Any event of these kinds: ``Until.event(EventKind.EEPROM_DONE)``."""
         return cls(kinds=kind)
 
     @classmethod
@@ -226,30 +227,6 @@ class Until:
     def quiet(cls, seconds: float) -> Until:
         """Asleep with no pin change for ``seconds``."""
         return cls(quiet_seconds=seconds)
-
-    @classmethod
-    def sleep(cls) -> Until:
-        return cls(kinds=EventKind.SLEEP)
-
-    @classmethod
-    def wake(cls) -> Until:
-        return cls(kinds=EventKind.WAKE)
-
-    @classmethod
-    def eeprom_start(cls) -> Until:
-        return cls(kinds=EventKind.EEPROM_START)
-
-    @classmethod
-    def eeprom_done(cls) -> Until:
-        return cls(kinds=EventKind.EEPROM_DONE)
-
-    @classmethod
-    def adc(cls) -> Until:
-        return cls(kinds=EventKind.ADC)
-
-    @classmethod
-    def reset(cls) -> Until:
-        return cls(kinds=EventKind.RESET)
 
 
 def parse_pin(name: str) -> tuple[str, int]:
