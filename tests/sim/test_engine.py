@@ -490,3 +490,14 @@ def test_firmware_for_another_mcu_is_refused(build_test_firmware):
         fw = load_firmware(b.elf, mcu="attiny85")
     with pytest.raises(FirmwareError, match="built for attiny85"):
         Chip(fw, mcu="attiny13a", f_cpu=F)
+
+
+@pytest.mark.parametrize(("fixes", "loop"), [(None, 46), (ALL_BUT["irq"], 38)])
+def test_interrupt_round_trip_costs_the_response_once(make_chip, fixes, loop):
+    # main loop: sbi, 8 nop, cbi, 8 nop, rjmp = 22 cycles, and two INT0 round
+    # trips of response (4) + rjmp (2) + sbi (2) + reti (4) = 12 each: 46. RETI
+    # costs no response time (simavr alone charges neither: 22 + 2 * 8 = 38)
+    chip = make_chip("irq", IRQ_SELF=1, chip_args={"simavr_fixes": fixes})
+    chip.run(3000)
+    t = [c.cycle for c in chip.pin_changes("B") if 0 in c.changed_bits()]
+    assert {b - a for a, b in itertools.pairwise(t[2::2])} == {loop}
