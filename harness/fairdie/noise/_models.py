@@ -9,6 +9,7 @@ simavr converts it with :func:`~fairdie.noise.code_for_mv`.
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import random
 from typing import Protocol
@@ -42,10 +43,40 @@ def _check_vcc(vcc_mv: float) -> float:
     return float(vcc_mv)
 
 
+_M64 = (1 << 64) - 1
+
+
+class _SplitMix:
+    """splitmix64 (Steele, Lea and Flood, 2014): a generator whose whole state
+    is one integer, so a chip snapshot keeps a noise source's position for the
+    cost of an int (``random.Random``'s state is 625 of them). Written here
+    because the standard library has no generator with a small state."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, key: str) -> None:
+        self.state = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
+
+    def random(self) -> float:
+        """A uniform float in (0, 1)."""
+        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _M64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        return ((z ^ (z >> 31)) >> 11 | 1) / 9007199254740992.0
+
+    def gauss(self, mu: float, sigma: float) -> float:
+        """A normal deviate (Box-Muller, one of the pair)."""
+        r = math.sqrt(-2.0 * math.log(self.random()))
+        return mu + sigma * r * math.cos(math.tau * self.random())
+
+    def uniform(self, a: float, b: float) -> float:
+        return a + (b - a) * self.random()
+
+
 class _Channel:
     __slots__ = ("centre", "home", "rng")
 
-    def __init__(self, rng: random.Random, home: float) -> None:
+    def __init__(self, rng: _SplitMix, home: float) -> None:
         self.rng = rng
         self.home = home
         self.centre = home
@@ -90,7 +121,7 @@ class Floating:
         self._channels: dict[int, _Channel] = {}
 
     def _channel(self, channel: int) -> _Channel:
-        rng = random.Random(f"fairdie.noise.Floating:{self.seed}:{channel}")
+        rng = _SplitMix(f"fairdie.noise.Floating:{self.seed}:{channel}")
         home = self.home_mv
         if home is None:
             home = rng.uniform(0.25, 0.75) * self.vcc_mv
@@ -105,17 +136,17 @@ class Floating:
         ch.centre = centre = min(max(centre, 0.0), vcc)
         return min(max(centre + ch.rng.gauss(0.0, self._jitter), 0.0), vcc)
 
-    def snapshot(self) -> dict[int, tuple[object, float]]:
+    def snapshot(self) -> dict[int, tuple[int, float]]:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
-        return {n: (ch.rng.getstate(), ch.centre) for n, ch in self._channels.items()}
+        return {n: (ch.rng.state, ch.centre) for n, ch in self._channels.items()}
 
-    def restore(self, state: dict[int, tuple[object, float]]) -> None:
+    def restore(self, state: dict[int, tuple[int, float]]) -> None:
         for n in list(self._channels):
             if n not in state:
                 del self._channels[n]
         for n, (rng, centre) in state.items():
             ch = self._channels.get(n) or self._channel(n)
-            ch.rng.setstate(rng)  # type: ignore[arg-type]
+            ch.rng.state = rng
             ch.centre = centre
 
     def __repr__(self) -> str:

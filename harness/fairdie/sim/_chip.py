@@ -162,7 +162,7 @@ class Snapshot:
 
     chip_id: int
     cycle: int
-    data: bytes
+    data: Any  #: the shim's bytes (a cffi buffer, kept as it was written)
     python: tuple[Any, ...]
 
 
@@ -234,7 +234,6 @@ class Chip:
         self.eeprom_size = int(info.eeprom_size)
         self.ports = ffi.string(info.ports).decode()
         self._snapshot_size = int(info.snapshot_size)
-        self._snap_buf = ffi.new("uint8_t[]", self._snapshot_size)
 
         check_fits(
             fw,
@@ -455,7 +454,7 @@ class Chip:
         history and the ADC sources' positions (a source with ``snapshot()``
         and ``restore(state)`` methods is asked for its state; other callables
         are taken as stateless)."""
-        buf = self._snap_buf
+        buf = ffi.new("uint8_t[]", self._snapshot_size)
         lib.fd_snapshot(self._c, buf)
         sources = tuple(
             (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
@@ -464,7 +463,7 @@ class Chip:
         return Snapshot(
             chip_id=self._id,
             cycle=self.cycle,
-            data=ffi.buffer(buf, self._snapshot_size)[:],
+            data=buf,
             python=(self.power_ons, self.power_on_cycle, sources),
         )
 
