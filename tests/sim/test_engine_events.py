@@ -239,3 +239,42 @@ def test_stray_accesses_stay_inside_our_buffers(build_test_firmware, fixed):
         assert r.returncode == 0 and r.stdout.strip() == "clean", r.stderr[-500:]
     else:  # simavr 1.6 alone writes past its data buffer: the heap is corrupted
         assert r.returncode != 0
+
+
+# ---- polling loops skipped whole --------------------------------------------------------
+
+
+def _press_trace(board: str, skip: bool) -> tuple[bytes, int, bytes, int]:
+    from fairdie.die import Die
+
+    die = Die(board=board, seed=3)
+    die.chip.skip_polling = skip
+    trace = bytearray()
+    for hold in (0.004, 0.03, 0.2, 0.2, 0.2):
+        die.chip.trace_kinds = EventKind(511)
+        die.press(hold=hold)
+        trace += die.chip.trace.raw()
+    return bytes(trace), die.chip.cycle, die.chip.eeprom, die.chip.poll_skipped_cycles
+
+
+@pytest.mark.parametrize("board", ["die-direct", "die-charlieplex"])
+def test_skipping_polling_loops_changes_nothing(board):
+    fast = _press_trace(board, True)
+    slow = _press_trace(board, False)
+    assert fast[:3] == slow[:3]  # every event at the same cycle, the same EEPROM
+    assert slow[3] == 0 and fast[3] > 10_000  # and most EEPROM waiting was skipped
+
+
+@pytest.mark.parametrize(("firmware", "defines"), [("eeprom", {}), ("adc", {})])
+def test_skipping_polling_loops_on_the_engine_firmwares(build_test_firmware, firmware, defines):
+    from fairdie.sim import Chip
+
+    b = build_test_firmware(firmware, **defines)
+    runs = []
+    for skip in (True, False):
+        chip = Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu, skip_polling=skip)
+        chip.set_adc(1, 1234)
+        chip.power_on()
+        chip.run(seconds=0.03)
+        runs.append((chip.trace.raw(), chip.cycle, chip.eeprom, chip.read_data(0x60, 64)))
+    assert runs[0] == runs[1]

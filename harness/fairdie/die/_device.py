@@ -116,8 +116,7 @@ class Die:
     @property
     def counts(self) -> tuple[int, ...]:
         """The six counters as stored in EEPROM (face 1 first)."""
-        e = self.chip.eeprom
-        return tuple(e[a] for a in COUNTER_ADDRESSES)
+        return tuple(self.chip.read_eeprom(COUNTER_ADDRESSES.start, len(COUNTER_ADDRESSES)))
 
     def set_counts(self, counts: Sequence[int]) -> None:
         if len(counts) != 6 or any(not 0 <= c <= 255 for c in counts):

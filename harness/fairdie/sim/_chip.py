@@ -186,6 +186,7 @@ class Chip:
         eeprom: bytes | None = None,
         trace: bool | EventKind = True,
         simavr_fixes: Iterable[str] | None = None,
+        skip_polling: bool = True,
     ) -> None:
         fw = firmware if isinstance(firmware, Firmware) else load_firmware(firmware, mcu=mcu)
         name = fw.path.name if fw.path else "firmware"
@@ -226,6 +227,7 @@ class Chip:
         self._c = ffi.gc(raw, lib.fd_free)
         self._configure_pins()
         _check(lib.fd_start(self._c, self.frequency, self.vcc_mv), FirmwareError, "simavr init")
+        self.skip_polling = skip_polling
         info = ffi.new("fd_info *")
         lib.fd_get_info(self._c, info)
         self.flash_size = int(info.flash_size)
@@ -234,6 +236,7 @@ class Chip:
         self.eeprom_size = int(info.eeprom_size)
         self.ports = ffi.string(info.ports).decode()
         self._snapshot_size = int(info.snapshot_size)
+        self._ee_buf = ffi.new("uint8_t[]", max(1, self.eeprom_size))
 
         check_fits(
             fw,
@@ -335,6 +338,22 @@ class Chip:
     def sleep_steps(self) -> int:
         """Sleep fast-forward steps taken so far: few when sleep is cheap."""
         return int(lib.fd_sleep_steps(self._c))
+
+    @property
+    def skip_polling(self) -> bool:
+        """Skip whole passes of a loop polling EEPE or ADSC up to the next
+        cycle timer: the run is cycle for cycle the same, only faster."""
+        return self._skip_polling
+
+    @skip_polling.setter
+    def skip_polling(self, on: bool) -> None:
+        self._skip_polling = bool(on)
+        lib.fd_set_poll_skip(self._c, int(on))
+
+    @property
+    def poll_skipped_cycles(self) -> int:
+        """Cycles of EEPE/ADSC polling loops skipped whole (``skip_polling``)."""
+        return int(lib.fd_poll_skipped(self._c))
 
     @property
     def sleeping(self) -> bool:
@@ -548,9 +567,17 @@ class Chip:
     @property
     def eeprom(self) -> bytes:
         """The stored bytes (a write in flight is not stored until it completes)."""
-        buf = ffi.new("uint8_t[]", self.eeprom_size)
-        lib.fd_eeprom_read(self._c, 0, buf, self.eeprom_size)
-        return bytes(ffi.buffer(buf, self.eeprom_size))
+        return self.read_eeprom(0, self.eeprom_size)
+
+    def read_eeprom(self, address: int, size: int) -> bytes:
+        """``size`` stored bytes from ``address``."""
+        buf = self._ee_buf
+        _check(
+            lib.fd_eeprom_read(self._c, address, buf, size),
+            FairdieError,
+            f"EEPROM read {address}+{size} is outside the {self.mcu}'s {self.eeprom_size} bytes",
+        )
+        return ffi.buffer(buf, size)[:]  # type: ignore[no-any-return]
 
     def write_eeprom(self, address: int, data: bytes) -> None:
         _check(
@@ -691,7 +718,7 @@ class Chip:
             raise SimulationError(
                 f"the LED history no longer reaches cycle {start}: ask for a shorter window"
             )
-        return [int(out[i]) for i in range(self._nleds)]
+        return ffi.unpack(out, self._nleds)  # type: ignore[no-any-return]
 
     # ---- ADC ------------------------------------------------------------------------
 

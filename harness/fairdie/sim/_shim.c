@@ -151,6 +151,16 @@ struct fd_chip {
     char *log;
     uint32_t nlog;
     int log_level; /* simavr's LOG_* levels kept (simavr skips formatting the rest) */
+
+    /* polling loops skipped up to the next cycle timer (see fd_poll_read) */
+    int poll_skip;
+    uint64_t poll_skipped;
+    struct {
+        uint16_t addr;
+        avr_io_read_t orig;
+        void *orig_param;
+    } polled[4];
+    int npolled;
 };
 
 /* ---- events: trace and stops --------------------------------------------- */
@@ -757,6 +767,68 @@ static void fd_adc_attach(fd_chip *c) {
     }
 }
 
+/* ---- polling loops --------------------------------------------------------- */
+
+/* A firmware that waits for EEPE or ADSC to clear spins in a two-instruction
+ * loop, `sbic A,b` / `rjmp .-4` (3 cycles a pass), that does nothing but read
+ * the register until a cycle timer (the write's, the conversion's) changes
+ * it. When the CPU reads such a register from such a loop, no interrupt is
+ * pending and nothing else is watched, the passes before the next cycle
+ * timer are skipped whole: each would have read the same value and changed
+ * nothing, and the timer then fires after the same instruction as without
+ * the skip, so the run is cycle for cycle the same (tested both ways). */
+static void fd_poll_check(fd_chip *c, uint16_t addr, uint8_t v) {
+    avr_t *avr = c->avr;
+    avr_flashaddr_t pc = avr->pc;
+    if (!c->poll_skip || avr->interrupt_state || (c->stops.kinds & FD_EV_PC) ||
+        pc + 3 > avr->flashend)
+        return;
+    uint16_t op = (uint16_t)(avr->flash[pc] | (avr->flash[pc + 1] << 8));
+    uint16_t next = (uint16_t)(avr->flash[pc + 2] | (avr->flash[pc + 3] << 8));
+    uint16_t kind = op & 0xFF00;
+    if ((kind != 0x9900 && kind != 0x9B00) || ((op >> 3) & 0x1F) + 0x20 != addr || next != 0xCFFE)
+        return;
+    int set = (v >> (op & 7)) & 1;
+    if (kind == 0x9900 ? !set : set) /* sbic loops while set, sbis while clear */
+        return;
+    avr_cycle_timer_slot_p t = avr->cycle_timers.timer;
+    if (!t || t->when <= avr->cycle + 9)
+        return;
+    uint64_t passes = (t->when - avr->cycle - 3) / 3 - 1;
+    avr->cycle += 3 * passes;
+    c->poll_skipped += 3 * passes;
+}
+
+static uint8_t fd_poll_read(avr_t *avr, avr_io_addr_t addr, void *param) {
+    fd_chip *c = param;
+    for (int i = 0; i < c->npolled; i++)
+        if (c->polled[i].addr == addr) {
+            uint8_t v = c->polled[i].orig ? c->polled[i].orig(avr, addr, c->polled[i].orig_param)
+                                          : avr->data[addr];
+            fd_poll_check(c, addr, v);
+            return v;
+        }
+    return avr->data[addr];
+}
+
+/* Registers that only a cycle timer changes while firmware polls them. */
+static void fd_poll_register(fd_chip *c, uint16_t addr) {
+    avr_t *avr = c->avr;
+    if (!addr || addr < 0x20 || addr > avr->ioend || c->npolled >= 4)
+        return;
+    int a = AVR_DATA_TO_IO(addr);
+    c->polled[c->npolled].addr = addr;
+    c->polled[c->npolled].orig = avr->io[a].r.c;
+    c->polled[c->npolled].orig_param = avr->io[a].r.param;
+    c->npolled++;
+    avr->io[a].r.c = fd_poll_read;
+    avr->io[a].r.param = c;
+}
+
+void fd_set_poll_skip(fd_chip *c, int on) { c->poll_skip = on; }
+
+uint64_t fd_poll_skipped(fd_chip *c) { return c->poll_skipped; }
+
 /* ---- reset hook and power ---------------------------------------------- */
 
 /* Runs after simavr's own peripherals on every reset (power-on, watchdog). */
@@ -832,6 +904,7 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
     c->st.led_first = -1;
     c->trace_mask = FD_EV_TRACEABLE;
     c->log_level = LOG_WARNING;
+    c->poll_skip = 1;
     c->ee_erase_write_us = 3400;
     c->ee_single_us = 1800;
     c->block_size = malloc_usable_size(avr);
@@ -915,6 +988,10 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
             fd_compare_attach(c, &c->cmp[k]);
     if (c->pud.reg)
         fd_watch_register(c, (uint16_t)c->pud.reg);
+    if (c->ee && (c->fixes & FD_FIX_EEPROM)) /* EEPE: cleared by fd_ee_done */
+        fd_poll_register(c, c->ee->r_eecr);
+    if (c->adc) /* ADSC: cleared by the ADC's conversion timer */
+        fd_poll_register(c, c->adc->r_adcsra);
     avr->state = cpu_Stopped;
     for (int i = 0; i < c->nports; i++)
         c->st.pin_state[i] = fd_resolve(c, i);
