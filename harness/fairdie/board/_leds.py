@@ -43,15 +43,20 @@ class LedDecoder:
 
     def visible_cycles(self, lit_cycles: list[int], window: int) -> frozenset[str]:
         """:meth:`visible` of the duties of ``lit_cycles`` over ``window`` cycles."""
-        top = max(lit_cycles, default=0)
-        if top <= self.floor * window:
-            return frozenset()
+        return self.lit(self._visible_mask(lit_cycles, window))
+
+    def _visible_mask(self, amounts: list[int] | list[float], scale: float) -> int:
+        """The visibility rule (see :meth:`visible`) over light amounts in units
+        where ``scale`` is fully lit: bit i set when the i-th is seen."""
+        top = max(amounts, default=0)
+        if top <= self.floor * scale:
+            return 0
         cut = self.relative * top
         mask = 0
-        for i, c in enumerate(lit_cycles):
-            if c >= cut:
+        for i, a in enumerate(amounts):
+            if a >= cut:
                 mask |= 1 << i
-        return self.lit(mask)
+        return mask
 
     def lit(self, mask: int) -> frozenset[str]:
         """The LEDs of a lit mask (bit i = the i-th LED), as ``Chip.leds_now`` gives it."""
@@ -73,8 +78,6 @@ class LedDecoder:
         the brightness of the real ones. The floor keeps a dark display dark
         even when some LED glitches on for a moment.
         """
-        top = max(duties.values(), default=0.0)
-        if top <= self.floor:
-            return frozenset()
-        cut = self.relative * top
-        return frozenset(n for n, d in duties.items() if d >= cut)
+        names = list(duties)
+        mask = self._visible_mask(list(duties.values()), 1.0)
+        return frozenset(n for i, n in enumerate(names) if mask >> i & 1)

@@ -87,7 +87,6 @@ typedef struct fd_info {
     uint32_t ioend;
     uint32_t frequency;
     uint32_t snapshot_size;
-    uint32_t simavr_block;
     char ports[12]; /* letters of the I/O ports, NUL terminated */
 } fd_info;
 

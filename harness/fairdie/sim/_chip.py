@@ -65,7 +65,6 @@ _CHIPS: weakref.WeakValueDictionary[int, Chip] = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
 _SUPPLY = ("VCC", "GND")
-_REFERENCES = ("vcc", "internal", "aref", "?")
 
 #: The simavr 1.6 fixes a chip applies (all by default); see README "The engine".
 SIMAVR_FIXES = {
@@ -147,7 +146,7 @@ class Trace:
 
     def adc(self, since: int = 0) -> list[AdcConversion]:
         return [
-            AdcConversion(cycle, a & 0xFF, _REFERENCES[(a >> 8) & 3], b, c & 0xFFFF, c >> 16)
+            AdcConversion.from_fields(cycle, a, b, c)
             for cycle, kind, a, b, c in self.tuples(since)
             if kind == EventKind.ADC
         ]
@@ -281,7 +280,7 @@ class Chip:
                     self._c, cp.timer.encode(), cp.comp, regs[cp.register], cp.shift,
                     port.encode(), bit,
                 )  # fmt: skip
-        pud = bit_location(self.mcu, "PUD")
+        pud = bit_location(self.mcu, "PUD", ("MCUCR", "SFIOR"))
         if pud is not None:
             lib.fd_set_pud(self._c, *pud)
 
@@ -714,7 +713,10 @@ class Chip:
     def leds_lit_cycles(self, start: int, end: int) -> list[int]:
         """Each LED's lit cycles over ``[start, end)``."""
         out = self._led_out
-        if lib.fd_leds_lit_cycles(self._c, start, end, out) != 0:
+        rc = lib.fd_leds_lit_cycles(self._c, start, end, out)
+        if rc == -2:
+            raise SimulationError(f"the LED window ends at cycle {end}, after now ({self.cycle})")
+        if rc != 0:
             raise SimulationError(
                 f"the LED history no longer reaches cycle {start}: ask for a shorter window"
             )

@@ -17,7 +17,9 @@ from fairdie.errors import FirmwareError
 __all__ = ["bit_location", "register_map"]
 
 _INCLUDE_DIRS = ("/usr/lib/avr/include/avr", "/usr/avr/include/avr")
-_DEFINE = re.compile(r"^#\s*define\s+(\w+)\s+_SFR_(IO|MEM)(8|16)\s*\(\s*(0x[0-9A-Fa-f]+|\d+)\s*\)")
+_DEFINE = re.compile(
+    r"^#\s*define\s+(\w+)\s+_SFR_(IO|MEM)(8|16)\s*\(\s*(0[xX][0-9A-Fa-f]+|\d+)\s*\)"
+)
 _SELECT = re.compile(r"defined\s*\(\s*__AVR_(\w+)__\s*\)")
 _INCLUDE = re.compile(r"#\s*include\s*<avr/(\w+\.h)>")
 _BIT = re.compile(r"^#\s*define\s+(\w+)\s+([0-7])\s*(?:/[*/].*)?$")
@@ -48,7 +50,9 @@ def _header_for(mcu: str, io_h: str) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def _parse(mcu: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
+def _parse(
+    mcu: str,
+) -> tuple[dict[str, int], dict[str, tuple[int, int]], dict[str, tuple[str, int]]]:
     inc = _include_dir()
     header = _header_for(mcu, (inc / "io.h").read_text(errors="replace"))
     if header is None and mcu.lower().endswith("a"):
@@ -56,7 +60,7 @@ def _parse(mcu: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
     if header is None:
         raise FirmwareError(f"avr-libc does not describe the MCU {mcu!r}")
     regs: dict[str, int] = {}
-    bits: dict[str, tuple[int, int]] = {}
+    bits: dict[str, tuple[str, int]] = {}
     # common.h first, where the classic (non-XMEGA) definitions come last and
     # win; then the device header, which wins over common.h. A bit's define
     # follows its register's in the device header.
@@ -64,18 +68,18 @@ def _parse(mcu: str) -> tuple[dict[str, int], dict[str, tuple[int, int]]]:
         path = inc / name
         if not path.is_file():
             continue
-        current: int | None = None
+        current: str | None = None
         for line in path.read_text(errors="replace").splitlines():
             text = line.strip()
             m = _DEFINE.match(text)
             if m:
-                current = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
-                regs[m.group(1)] = current
+                current = m.group(1)
+                regs[current] = int(m.group(4), 0) + (0x20 if m.group(2) == "IO" else 0)
                 continue
             b = _BIT.match(text)
             if b and current is not None and name == header:
                 bits.setdefault(b.group(1), (current, int(b.group(2))))
-    return regs, bits
+    return regs, {n: (regs[r], bit) for n, (r, bit) in bits.items() if r in regs}, bits
 
 
 def register_map(mcu: str) -> dict[str, int]:
@@ -83,6 +87,12 @@ def register_map(mcu: str) -> dict[str, int]:
     return _parse(mcu)[0]
 
 
-def bit_location(mcu: str, name: str) -> tuple[int, int] | None:
-    """A bit by its datasheet name (``"PUD"``): (register address, bit), or None."""
-    return _parse(mcu)[1].get(name)
+def bit_location(mcu: str, name: str, registers: tuple[str, ...]) -> tuple[int, int] | None:
+    """A bit by its datasheet name, as (register address, bit), when the device
+    header lists it right after one of ``registers``; else None. (Headers
+    mostly list a register's bits after it, but some list every register
+    first: the caller names where the bit may live, so a guess is never made.)"""
+    found = _parse(mcu)[2].get(name)
+    if found is None or found[0] not in registers:
+        return None
+    return register_map(mcu)[found[0]], found[1]

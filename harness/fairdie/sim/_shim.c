@@ -92,11 +92,14 @@ typedef struct fd_state {
     uint8_t oc[FD_MAX_COMPARE];
     int adc_mode[FD_ADC_CHANNELS];
     uint32_t adc_mv[FD_ADC_CHANNELS];
-    int adc_latched;   /* a conversion's code waits to be read */
-    uint32_t adc_code; /* that code, right-adjusted */
+    int adc_pending;   /* the conversion in progress was single-ended: its code is known */
+    uint32_t adc_next; /* that code, right-adjusted */
+    int adc_ready;     /* the last completed conversion's code is known */
+    uint32_t adc_code; /* that code: what the firmware reads */
     uint32_t led_mask;
     int64_t led_first;
     uint32_t led_head, led_count; /* history ring: next slot, entries held */
+    int led_dropped;              /* the ring has overwritten its oldest entry */
     uint32_t wdt_entered;         /* the watchdog's ISR has just been entered */
 } fd_state;
 
@@ -113,7 +116,8 @@ struct fd_chip {
     int powering; /* set while fd_power_on runs avr_reset */
     uint32_t sram_start;
     size_t block_size; /* simavr's allocation of the MCU (core + peripherals) */
-    size_t data_size, data_snap;
+    size_t data_snap;  /* the data space a snapshot copies */
+    int snap_flash;    /* the core can write its flash (SPM): snapshots copy it */
     fd_state st;
 
     fd_port port[FD_MAX_PORTS];
@@ -139,6 +143,7 @@ struct fd_chip {
     avr_irq_t *adc_in; /* ADC_IRQ_ADC0.. of the ADC, or NULL */
     avr_io_read_t adc_read[2];
     void *adc_read_param[2];
+    void (*orig_sleep)(avr_t *avr, avr_cycle_count_t how_long);
 
     fd_led leds[FD_MAX_LEDS];
     int led_ap[FD_MAX_LEDS], led_cp[FD_MAX_LEDS]; /* port index, -1 for the supply */
@@ -175,13 +180,14 @@ static int fd_stop_matches(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, ui
     return 1;
 }
 
-static void fd_event_raise(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
+static void fd_event_at(fd_chip *c, uint64_t cycle, uint32_t kind, uint32_t a, uint32_t b,
+                        uint32_t d) {
     if (c->trace_mask & kind) {
         if (c->ntrace >= FD_TRACE_CAP - FD_TRACE_MARGIN)
             c->stop |= FD_STOP_TRACE_FULL;
         if (c->ntrace < FD_TRACE_CAP) { /* runs stop at the margin, before this */
             fd_event *e = &c->trace[c->ntrace++];
-            e->cycle = c->avr->cycle;
+            e->cycle = cycle;
             e->kind = kind;
             e->a = a;
             e->b = b;
@@ -191,7 +197,7 @@ static void fd_event_raise(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, ui
     if ((c->stops.kinds & kind) && !(c->stop & FD_STOP_EVENT) &&
         fd_stop_matches(c, kind, a, b, d)) {
         c->stop |= FD_STOP_EVENT;
-        c->why.cycle = c->avr->cycle;
+        c->why.cycle = cycle;
         c->why.kind = kind;
         c->why.a = a;
         c->why.b = b;
@@ -199,15 +205,13 @@ static void fd_event_raise(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, ui
     }
 }
 
-/* Timers that do nothing but end a sleep fast-forward on time. */
-static avr_cycle_count_t fd_deadline_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
-    (void)avr;
-    (void)when;
-    (void)param;
-    return 0;
+static void fd_event_raise(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
+    fd_event_at(c, c->avr->cycle, kind, a, b, d);
 }
 
-static avr_cycle_count_t fd_quiet_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
+/* A timer that does nothing but end a sleep fast-forward on time: the run's
+ * deadline (param: the chip) and its quiet time (param: its stops). */
+static avr_cycle_count_t fd_wake_timer(avr_t *avr, avr_cycle_count_t when, void *param) {
     (void)avr;
     (void)when;
     (void)param;
@@ -246,7 +250,7 @@ static void fd_logger(avr_t *avr, const int level, const char *format, va_list a
 
 void fd_log_level(fd_chip *c, int level) {
     c->log_level = level;
-    if (c->avr->data) /* started: simavr's own filter, checked before formatting */
+    if (c->avr->data) /* simavr 1.6 checks it at a few sites only; fd_logger filters */
         c->avr->log = (uint8_t)level;
 }
 
@@ -287,6 +291,8 @@ static void fd_leds_push(fd_chip *c, uint32_t mask) {
     st->led_head = (st->led_head + 1) & (FD_LED_HISTORY - 1);
     if (st->led_count < FD_LED_HISTORY)
         st->led_count++;
+    else
+        st->led_dropped = 1;
     st->led_mask = mask;
     if (mask && st->led_first < 0)
         st->led_first = (int64_t)c->avr->cycle;
@@ -338,7 +344,7 @@ static uint32_t fd_resolve(fd_chip *c, int i) {
 static void fd_pins_changed(fd_chip *c, int i, uint32_t old, uint32_t now) {
     c->st.last_pin_change = c->avr->cycle;
     if (c->quiet_cycles) /* a sleep fast-forward must not jump past the quiet time */
-        avr_cycle_timer_register(c->avr, c->quiet_cycles, fd_quiet_timer, c);
+        avr_cycle_timer_register(c->avr, c->quiet_cycles, fd_wake_timer, &c->stops);
     fd_event_raise(c, FD_EV_PIN, (uint32_t)c->port[i].name, now, old);
     fd_leds_update(c);
 }
@@ -634,8 +640,13 @@ static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
     (void)irq;
     if (!value || avr->pc != (avr_flashaddr_t)value * avr->vector_size)
         return;
+    int woke = c->st.asleep;
+    if (woke) { /* the wake comes first, then the response */
+        c->st.asleep = 0;
+        fd_event_raise(c, FD_EV_WAKE, 0, 0, 0);
+    }
     if (c->fixes & FD_FIX_IRQ)
-        avr->cycle += c->st.asleep ? 8 : 4;
+        avr->cycle += woke ? 8 : 4;
     fd_event_raise(c, FD_EV_IRQ, value, 0, 0);
 }
 
@@ -696,6 +707,7 @@ static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
     } e = {.v = value};
     (void)irq;
     int ch = e.mux.src;
+    c->st.adc_pending = 0;
     if (e.mux.kind != ADC_MUX_SINGLE || ch < 0 || ch >= FD_ADC_CHANNELS)
         return;
     uint32_t mv;
@@ -717,29 +729,40 @@ static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
     uint64_t code = (uint64_t)mv * 0x3ff / vref;
     if (code > 0x3ff)
         code = 0x3ff;
-    c->st.adc_code = (uint32_t)code;
-    c->st.adc_latched = 1;
+    c->st.adc_next = (uint32_t)code;
+    c->st.adc_pending = 1;
     fd_event_raise(c, FD_EV_ADC, (uint32_t)ch | kind << 8, mv, (uint32_t)code | vref << 16);
 }
 
-/* simavr computes the result when ADCL (or ADCH) is first read, from the
- * channel and reference selected at that moment; the datasheet latches them
- * when the conversion starts. With the fix the firmware reads the code
- * logged at the start. */
+/* The ADC's vector is raised when a conversion completes (also with its
+ * interrupt off; not while an enabled ADC interrupt is still pending, when
+ * simavr skips the raise and the older result stays). */
+static void fd_adc_done(avr_irq_t *irq, uint32_t value, void *param) {
+    fd_chip *c = param;
+    (void)irq;
+    if (!value)
+        return;
+    c->st.adc_ready = c->st.adc_pending;
+    c->st.adc_code = c->st.adc_next;
+    c->st.adc_pending = 0;
+}
+
+/* simavr computes the result when ADCL (or ADCH) is first read after a
+ * conversion, from the channel and reference selected at that moment; the
+ * datasheet latches them when the conversion starts. With the fix the
+ * firmware reads the code of the last completed conversion, as logged. */
 static uint8_t fd_adc_read(avr_t *avr, avr_io_addr_t addr, void *param) {
     fd_chip *c = param;
     avr_adc_t *p = c->adc;
     int hi = addr == p->r_adch;
     uint8_t was = p->read_status;
     uint8_t v = c->adc_read[hi](avr, addr, c->adc_read_param[hi]);
-    if (was == 0 && p->read_status != 0 && c->st.adc_latched && (c->fixes & FD_FIX_ADC)) {
+    if (was == 0 && p->read_status != 0 && c->st.adc_ready && (c->fixes & FD_FIX_ADC)) {
         uint32_t reg = c->st.adc_code << (avr_regbit_get(avr, p->adlar) ? 6 : 0);
         avr->data[p->r_adcl] = (uint8_t)reg;
         avr->data[p->r_adch] = (uint8_t)(reg >> 8);
         v = avr->data[addr];
     }
-    if (p->read_status != 0)
-        c->st.adc_latched = 0;
     return v;
 }
 
@@ -755,6 +778,7 @@ static void fd_adc_attach(fd_chip *c) {
         return;
     c->adc_in = avr_io_getirq(avr, AVR_IOCTL_ADC_GETIRQ, ADC_IRQ_ADC0);
     avr_irq_register_notify(trig, fd_adc_trigger, c);
+    avr_irq_register_notify(c->adc->adc.irq + AVR_INT_IRQ_PENDING, fd_adc_done, c);
     uint8_t regs[2] = {c->adc->r_adcl, c->adc->r_adch};
     for (int i = 0; i < 2; i++) {
         int a = AVR_DATA_TO_IO(regs[i]);
@@ -851,30 +875,37 @@ static void fd_after_reset(avr_io_t *io) {
         if (c->cmp[k].out)
             c->cmp[k].out->value = 0;
     }
-    c->st.adc_latched = 0;
+    c->st.adc_pending = c->st.adc_ready = 0;
     c->st.asleep = 0;
     if (!c->powering)
         fd_event_raise(c, FD_EV_RESET, 1, 0, 0);
     fd_pins_after_reset(c);
 }
 
-/* Replaces simavr's sleep, which sleeps the host for the simulated time.
+/* Wraps simavr's sleep, which sleeps the host for the simulated time (the
+ * `sleep` fix does not call it).
  * simavr calls it from inside the SLEEP instruction's run step, just before
  * it fast-forwards the cycle count to the next timer: the right moment to
  * stamp the start of a sleep. */
-static void fd_sleep_noop(avr_t *avr, avr_cycle_count_t how_long) {
+static void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long) {
     fd_chip *c = avr->custom.data;
     c->st.sleep_steps++;
-    if (!c->st.asleep) {
+    if (!c->st.asleep) { /* SLEEP (1 cycle) has just executed */
         c->st.asleep = 1;
-        fd_event_raise(c, FD_EV_SLEEP, 0, 0, 0);
-        /* a run that stops on this sleep stops at it: simavr adds 1 + how_long
-         * to the cycle count on return, so take how_long off first (the next
-         * run step fast-forwards from there) */
-        if (c->stop & FD_STOP_EVENT && c->why.kind == FD_EV_SLEEP)
-            avr->cycle -= how_long;
+        fd_event_at(c, avr->cycle - 1, FD_EV_SLEEP, 0, 0, 0);
     }
     c->stop |= FD_STOP_SLEPT;
+    if (c->fixes & FD_FIX_SLEEP) {
+        /* On return simavr adds 1 + how_long to the cycle count, one past the
+         * timer that ends the sleep: land on it. A run that stops on this
+         * sleep stops right after the SLEEP (the next step fast-forwards). */
+        if (c->stop & FD_STOP_EVENT && c->why.kind == FD_EV_SLEEP)
+            avr->cycle -= how_long + 1;
+        else if (how_long > 0)
+            avr->cycle -= 1;
+    } else if (c->orig_sleep) {
+        c->orig_sleep(avr, how_long);
+    }
 }
 
 static uint64_t fd_splitmix(uint64_t *s) {
@@ -914,7 +945,7 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
     c->sram_start = avr->ioend ? (uint32_t)avr->ioend + 1 : 0x60;
     if (avr->ioend == 0 && (fixes & FD_FIX_IOEND))
         avr->ioend = 0x5F;
-    avr->custom.data = c; /* for the logger and fd_sleep_noop; simavr reads it only for
+    avr->custom.data = c; /* for the logger and fd_sleep_hook; simavr reads it only for
                              custom.init, which is NULL */
     return c;
 }
@@ -922,7 +953,6 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
 static void fd_guard_memory(fd_chip *c) {
     avr_t *avr = c->avr;
     size_t used = (size_t)avr->ramend + 1;
-    c->data_size = used;
     c->data_snap = used;
     if (!(c->fixes & FD_FIX_MEMORY))
         return;
@@ -931,7 +961,6 @@ static void fd_guard_memory(fd_chip *c) {
         return;
     memset(d + used, 0, FD_GUARD_SPAN - used);
     avr->data = d;
-    c->data_size = FD_GUARD_SPAN;
     /* what a stray write can reach without crashing the core: 32 + MAX_IOs */
     c->data_snap = used > 32 + MAX_IOs ? used : 32 + MAX_IOs;
     size_t flash = (size_t)avr->flashend + 1;
@@ -951,8 +980,8 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
     avr->log = (uint8_t)c->log_level;
     avr->frequency = frequency;
     avr->vcc = avr->avcc = avr->aref = vcc_mv;
-    if (c->fixes & FD_FIX_SLEEP)
-        avr->sleep = fd_sleep_noop;
+    c->orig_sleep = avr->sleep; /* simavr's, which sleeps the host: kept without the fix */
+    avr->sleep = fd_sleep_hook;
     fd_guard_memory(c);
     fd_find_ports(c);
     /* our own pseudo peripheral goes last, so its reset runs after all others */
@@ -968,6 +997,8 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
     for (avr_io_t *io = avr->io_port; io; io = io->next)
         if (io->kind && strcmp(io->kind, "eeprom") == 0)
             c->ee = (avr_eeprom_t *)io;
+        else if (io->kind && strcmp(io->kind, "flash") == 0)
+            c->snap_flash = 1;
         else if (io->kind && strcmp(io->kind, "watchdog") == 0) {
             c->wdt = (avr_watchdog_t *)io;
             c->wdrf_reg = c->wdt->wdrf.reg;
@@ -1018,6 +1049,7 @@ void fd_free(fd_chip *c) {
 
 static uint32_t fd_snapshot_size(fd_chip *c) {
     return (uint32_t)(16 + c->block_size + c->data_snap + (c->ee ? c->ee->size : 0) +
+                      (c->snap_flash ? (size_t)c->avr->flashend + 1 : 0) +
                       (size_t)c->avr->irq_pool.count * 8 + sizeof(fd_state) +
                       FD_LED_HISTORY * sizeof(fd_led_entry));
 }
@@ -1032,7 +1064,6 @@ void fd_get_info(fd_chip *c, fd_info *info) {
     info->eeprom_size = c->ee ? c->ee->size : 0;
     info->frequency = avr->frequency;
     info->snapshot_size = fd_snapshot_size(c);
-    info->simavr_block = (uint32_t)c->block_size;
     for (int i = 0; i < c->nports && i < 11; i++)
         info->ports[i] = c->port[i].name;
 }
@@ -1121,7 +1152,7 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
     }
     /* a timer at the deadline so a sleep fast-forward lands on it */
     if (deadline > avr->cycle)
-        avr_cycle_timer_register(avr, deadline - avr->cycle, fd_deadline_timer, c);
+        avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
     int watch_pc = (c->stops.kinds & FD_EV_PC) != 0;
     avr_flashaddr_t pc = watch_pc ? (avr_flashaddr_t)c->stops.pc : 0;
     if (watch_pc && avr->pc == pc && avr->state == cpu_Running)
@@ -1130,8 +1161,8 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
     uint64_t quiet = c->quiet_cycles = c->stops.quiet_cycles;
     if (quiet) {
         uint64_t target = c->st.last_pin_change + quiet;
-        avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1, fd_quiet_timer,
-                                 c);
+        avr_cycle_timer_register(avr, target > avr->cycle ? target - avr->cycle : 1, fd_wake_timer,
+                                 &c->stops);
     }
     while (!stop) {
         if (c->st.asleep && avr->state == cpu_Running) {
@@ -1193,8 +1224,8 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
     }
 out:
     c->quiet_cycles = 0;
-    avr_cycle_timer_cancel(avr, fd_deadline_timer, c);
-    avr_cycle_timer_cancel(avr, fd_quiet_timer, c);
+    avr_cycle_timer_cancel(avr, fd_wake_timer, c);
+    avr_cycle_timer_cancel(avr, fd_wake_timer, &c->stops);
     if ((stop & FD_STOP_EVENT) && why)
         *why = c->why;
     memset(&c->stops, 0, sizeof c->stops);
@@ -1202,14 +1233,23 @@ out:
     return stop;
 }
 
+/* The yardsticks trace nothing (their loops watch no trace buffer). */
 void fd_run_raw(fd_chip *c, uint64_t deadline) {
     avr_t *avr = c->avr;
+    uint32_t mask = c->trace_mask;
+    c->trace_mask = 0;
     while (avr->cycle < deadline && (avr->state == cpu_Running || avr->state == cpu_Sleeping))
         avr->run(avr);
+    c->trace_mask = mask;
+    c->st.asleep = avr->state != cpu_Running;
 }
 
 uint64_t fd_step(fd_chip *c) {
+    uint32_t mask = c->trace_mask;
+    c->trace_mask = 0;
     avr_run(c->avr);
+    c->trace_mask = mask;
+    c->st.asleep = c->avr->state != cpu_Running;
     return c->avr->cycle;
 }
 
@@ -1372,15 +1412,15 @@ int fd_adc_callback(fd_chip *c, int channel) {
 int fd_leds_set(fd_chip *c, const fd_led *leds, uint32_t n) {
     if (n > FD_MAX_LEDS)
         return -1;
-    for (uint32_t i = 0; i < n; i++) {
-        int ap = leds[i].anode_port ? fd_port_index(c, (char)leds[i].anode_port) : -1;
-        int cp = leds[i].cathode_port ? fd_port_index(c, (char)leds[i].cathode_port) : -1;
-        if ((leds[i].anode_port && ap < 0) || (leds[i].cathode_port && cp < 0) ||
+    for (uint32_t i = 0; i < n; i++) /* all checked before any is taken */
+        if ((leds[i].anode_port && fd_port_index(c, (char)leds[i].anode_port) < 0) ||
+            (leds[i].cathode_port && fd_port_index(c, (char)leds[i].cathode_port) < 0) ||
             leds[i].anode_bit > 7 || leds[i].cathode_bit > 7)
             return -1;
+    for (uint32_t i = 0; i < n; i++) {
         c->leds[i] = leds[i];
-        c->led_ap[i] = ap;
-        c->led_cp[i] = cp;
+        c->led_ap[i] = leds[i].anode_port ? fd_port_index(c, (char)leds[i].anode_port) : -1;
+        c->led_cp[i] = leds[i].cathode_port ? fd_port_index(c, (char)leds[i].cathode_port) : -1;
     }
     c->nleds = n;
     fd_leds_restart(c);
@@ -1389,6 +1429,7 @@ int fd_leds_set(fd_chip *c, const fd_led *leds, uint32_t n) {
 
 void fd_leds_restart(fd_chip *c) {
     c->st.led_count = 0;
+    c->st.led_dropped = 0;
     c->st.led_first = -1;
     fd_leds_push(c, fd_leds_mask(c));
 }
@@ -1401,10 +1442,12 @@ int fd_leds_lit_cycles(fd_chip *c, uint64_t start, uint64_t end, uint64_t *out) 
     fd_state *st = &c->st;
     for (uint32_t i = 0; i < c->nleds; i++)
         out[i] = 0;
+    if (end > c->avr->cycle)
+        return -2; /* the window ends in the future */
     if (end <= start || !st->led_count)
         return 0;
     /* newest first: each entry's mask holds from its cycle to the next one's */
-    uint64_t until = c->avr->cycle > end ? c->avr->cycle : end;
+    uint64_t until = c->avr->cycle;
     uint32_t k = st->led_head;
     for (uint32_t n = 0; n < st->led_count; n++) {
         k = (k - 1) & (FD_LED_HISTORY - 1);
@@ -1420,8 +1463,8 @@ int fd_leds_lit_cycles(fd_chip *c, uint64_t start, uint64_t end, uint64_t *out) 
         until = e->cycle;
     }
     /* the oldest entry begins after start: what came before was dropped
-     * (the ring is full) or came before the restart (dark) */
-    return st->led_count == FD_LED_HISTORY ? -1 : 0;
+     * from the ring, or came before the restart (dark) */
+    return st->led_dropped ? -1 : 0;
 }
 
 /* ---- trace --------------------------------------------------------------- */
@@ -1445,7 +1488,7 @@ void fd_trace_mask(fd_chip *c, uint32_t kinds) { c->trace_mask = kinds & FD_EV_T
  * internal state), plus the data space, the EEPROM bytes and the IRQs.
  * Pointers inside the block point into it or at things that never move, so
  * the chip that made a snapshot can take it back byte for byte. Flash is
- * program memory: loaded once, never written by these cores. */
+ * copied only where the core can write it (a self-programming peripheral). */
 void fd_snapshot(fd_chip *c, uint8_t *out) {
     avr_t *avr = c->avr;
     uint32_t head[4] = {FD_SNAP_MAGIC, fd_snapshot_size(c), (uint32_t)avr->irq_pool.count, 0};
@@ -1459,6 +1502,10 @@ void fd_snapshot(fd_chip *c, uint8_t *out) {
     if (c->ee) {
         memcpy(p, c->ee->eeprom, c->ee->size);
         p += c->ee->size;
+    }
+    if (c->snap_flash) {
+        memcpy(p, avr->flash, (size_t)avr->flashend + 1);
+        p += (size_t)avr->flashend + 1;
     }
     for (int i = 0; i < avr->irq_pool.count; i++) {
         avr_irq_t *q = avr->irq_pool.irq[i];
@@ -1486,6 +1533,10 @@ int fd_restore(fd_chip *c, const uint8_t *in) {
     if (c->ee) {
         memcpy(c->ee->eeprom, p, c->ee->size);
         p += c->ee->size;
+    }
+    if (c->snap_flash) {
+        memcpy(avr->flash, p, (size_t)avr->flashend + 1);
+        p += (size_t)avr->flashend + 1;
     }
     for (int i = 0; i < avr->irq_pool.count; i++) {
         avr_irq_t *q = avr->irq_pool.irq[i];

@@ -56,6 +56,8 @@ class EventKind(enum.IntFlag):
     PC = 512  #: the program counter reached an address (a stop, never traced)
 
 
+_REFERENCES = ("vcc", "internal", "aref", "aref")
+
 #: Every kind the trace can record.
 TRACEABLE = EventKind(511)
 _NO_EVENT = EventKind(0)
@@ -134,14 +136,12 @@ class AdcConversion:
 
     @classmethod
     def from_event(cls, e: Event) -> AdcConversion:
-        return cls(
-            cycle=e.cycle,
-            channel=e.a & 0xFF,
-            reference=("vcc", "internal", "aref")[(e.a >> 8) & 3],
-            millivolts=e.b,
-            code=e.c & 0xFFFF,
-            vref_mv=e.c >> 16,
-        )
+        return cls.from_fields(e.cycle, e.a, e.b, e.c)
+
+    @classmethod
+    def from_fields(cls, cycle: int, a: int, b: int, c: int) -> AdcConversion:
+        """From an ADC event's fields (see :class:`Event`)."""
+        return cls(cycle, a & 0xFF, _REFERENCES[(a >> 8) & 3], b, c & 0xFFFF, c >> 16)
 
 
 @dataclass(frozen=True, slots=True)
