@@ -397,3 +397,12 @@ def test_snapshots_copy_flash_where_the_core_writes_it(build_test_firmware, mcu,
     t = [c.cycle for c in chip.pin_changes("B") if 0 in c.changed_bits()]
     period = {q - p for p, q in itertools.pairwise(t[2:])}
     assert period == ({3 * 10 + 4} if restored else {3 * 20 + 4})
+
+
+def test_a_run_stops_on_a_watchdog_reset(make_chip):
+    chip = make_chip("busy")
+    chip.run(1000)
+    chip.write_io("WDTCR", 1 << 3)  # WDE, 16 ms: the watchdog resets the chip
+    assert chip.run(seconds=0.1, until=Until.event(EventKind.RESET)) == StopReason.RESET
+    assert chip.read_io("MCUSR") & 1 << 3  # WDRF
+    assert chip.stop_event is not None and chip.stop_event.cycle > 1000 + 0.015 * F

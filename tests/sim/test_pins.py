@@ -135,3 +135,22 @@ def test_pin_model_feeds_vcd_and_leds(make_chip, tmp_path):
     text = path.read_text()
     toggles = [c for c in chip.pin_changes("B") if 0 in c.changed_bits()]
     assert text.count("\n1!") + text.count("\n0!") >= len(toggles) - 1
+
+
+def test_where_chip_and_world_both_drive_the_chip_wins(make_chip):
+    chip = make_chip("echo")
+    chip.run(2000)  # PB0 is an output, high (PB3 pulled up)
+    chip.drive("PB0", False)
+    assert chip.level("PB0") is Level.HIGH and chip.high("PB0")
+    state = chip.port_state("B")
+    assert state >> 8 & 1 and state >> 16 & 1  # both drive it; the trace says so
+
+
+def test_a_compare_output_keeps_toggling_while_halted(make_chip):
+    chip = make_chip("tone", TONE_TOP=99)  # sleeps with interrupts off
+    chip.run(5000)
+    assert chip.sleeping
+    before = len([c for c in chip.pin_changes("A") if 5 in c.changed_bits()])
+    chip.run(2000)
+    after = len([c for c in chip.pin_changes("A") if 5 in c.changed_bits()])
+    assert after - before == 20
