@@ -18,10 +18,11 @@ SIM := harness/fairdie/sim
 SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_shim.h $(SIM)/_api.h \
 	ci/install-system-packages.sh
 
-# C under clang-format: the firmware, the simavr shim (not the cffi-generated
-# _simavr.c) and the test firmwares. Expanded only when a recipe needs it.
-C_SOURCES = $(sort $(shell find firmware tests -name '*.[ch]' -type f 2>/dev/null) \
-	$(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
+# C and C++ under clang-format: the firmwares shipped in the package (the die
+# and the test firmwares) and the simavr shim (not the cffi-generated _simavr.c).
+# Expanded only when a recipe needs it.
+C_SOURCES = $(sort $(shell find harness/fairdie/firmware -type f \( -name '*.[ch]' -o -name '*.cpp' \) \
+	2>/dev/null) $(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
 .PHONY: help setup demo test lint format firmware bench clean distclean
 

@@ -1,20 +1,109 @@
-"""Shared test settings: Hypothesis profiles.
+"""Shared fixtures: the die's rule.c built for the host. Collection of the sim
+tier without the compiled binding (see :class:`SimTierWithoutBinding`).
 
-``ci`` (chosen when the environment has CI set) derandomizes Hypothesis so a
-CI run is reproducible from the commit alone; every profile prints the blob
-that replays a failing example (``@reproduce_failure``). Pick a profile with
-``--hypothesis-profile NAME`` or FAIRDIE_HYPOTHESIS_PROFILE.
+The Hypothesis profiles come with the fairdie plugin (``fairdie-ci`` under
+CI, derandomized, so a CI run is reproducible from the commit alone).
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import os
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hypothesis import settings
+import pytest
 
-settings.register_profile("dev", deadline=None, print_blob=True)
-settings.register_profile("ci", deadline=None, print_blob=True, derandomize=True)
-settings.register_profile("thorough", deadline=None, print_blob=True, max_examples=1000)
-settings.load_profile(
-    os.environ.get("FAIRDIE_HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
-)
+if TYPE_CHECKING:
+    from fairdie.die._rule_host import HostRule
+
+
+class SimTierWithoutBinding:
+    """Leaves the sim tier's modules out of collection when ``-m`` deselects
+    every sim test and the compiled simavr binding is missing.
+
+    Those modules (tests/sim, the shipped suite fairdie.suite) import the
+    binding at the top, so collecting them would fail a run that selected
+    none of them, such as ``pytest -m "not sim"`` on a machine without it.
+    When sim tests are selected they are collected as ever and fail loudly.
+    Registered as a plugin, not a conftest hook, so it reaches fairdie.suite
+    (outside tests/) too.
+    """
+
+    def __init__(self, folders: list[Path]) -> None:
+        self.folders = folders
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        inside = any(collection_path.is_relative_to(f) for f in self.folders)
+        if inside and _sim_deselected(config.option.markexpr) and not _binding_importable():
+            return True
+        return None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import fairdie
+
+    package = Path(fairdie.__file__).resolve().parent
+    folders = [Path(__file__).resolve().parent / "sim", package / "suite"]
+    config.pluginmanager.register(SimTierWithoutBinding(folders), "fairdie-tests-sim-tier")
+
+
+@functools.cache
+def _binding_importable() -> bool:
+    try:
+        import fairdie.sim._simavr  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@functools.cache
+def _sim_deselected(markexpr: str) -> bool:
+    """True when ``markexpr`` is false for every item marked sim, whatever other
+    marks (named in the expression) it carries. Undecidable cases say False."""
+    if not markexpr or "=" in markexpr:  # marks with arguments: mark(key=value)
+        return False
+    # pytest has no public API to evaluate -m; its own parser decides.
+    from _pytest.mark.expression import Expression
+
+    try:
+        expr = Expression.compile(markexpr)
+    except Exception:  # pytest reports the bad expression itself
+        return False
+    names = set(re.findall(r"[\w:+\-.\[\]\\/]+", markexpr))
+    others = sorted(names - {"and", "or", "not", "sim"})
+    if len(others) > 8:
+        return False
+    for n in range(len(others) + 1):
+        for extra in itertools.combinations(others, n):
+            if expr.evaluate(_has_marks({"sim", *extra})):
+                return False
+    return True
+
+
+def _has_marks(marks: set[str]) -> Callable[..., bool]:
+    return lambda name, /, **kwargs: name in marks and not kwargs
+
+
+@pytest.fixture(scope="session")
+def host_cc() -> str:
+    """The host C compiler: skips without one, saying why (in CI it fails instead)."""
+    cc = shutil.which("cc")
+    if cc is None:
+        reason = "no host C compiler (cc) to build the die's rule.c for the host: install gcc"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI must run these tests)")
+        pytest.skip(reason)
+    return cc
+
+
+@pytest.fixture(scope="session")
+def c_rule(host_cc: str) -> HostRule:
+    """The die firmware's rule.c compiled for the host (cached by content)."""
+    from fairdie.die._rule_host import host_rule
+
+    return host_rule(cc=host_cc)

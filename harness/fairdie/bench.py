@@ -4,7 +4,7 @@ Every figure comes from the same run on the same machine, and every ratio is
 taken between figures of that run (never against a number measured elsewhere).
 Throughput figures are medians over rounds unless named ``..._best``.
 
-The engine, on a busy-loop firmware (``tests/firmware/busy``, no I/O):
+The engine, on a busy-loop firmware (``fairdie/firmware/tests/busy``, no I/O):
 
 - ``raw_mcycles_per_s``: million simulated cycles per second of simavr's own
   C run loop (:meth:`fairdie.sim.Chip.run_raw`: ``avr->run`` until a cycle
@@ -28,7 +28,7 @@ The engine, on a busy-loop firmware (``tests/firmware/busy``, no I/O):
 The die, as users press it (:class:`fairdie.die.Die`, seed 0, default noise):
 
 - ``presses_per_s_direct``, ``presses_per_s_charlieplex``: presses per second
-  of wall time of ``Die.press()`` (default hold 0.2 s) on the ``die-direct`` and
+  of wall time of ``Die.roll()`` (default hold 0.2 s) on the ``die-direct`` and
   ``die-charlieplex`` builds. Each build presses until at least 0.5 s of wall
   time has passed in each of the ``rounds`` rounds (the same rounds as raw and
   harness, right after them); the figure is the median over the rounds. One
@@ -86,8 +86,8 @@ _SNAPSHOT_PAIRS = 1000
 
 
 def bench_firmware_dir() -> Path:
-    """The engine's test firmwares (tests/firmware in the source tree)."""
-    return Path(__file__).resolve().parents[2] / "tests" / "firmware"
+    """The engine's test firmwares, shipped in the package (``fairdie/firmware/tests``)."""
+    return Path(__file__).resolve().parent / "firmware" / "tests"
 
 
 _SLICES = 10  # raw and harness alternate this many times per round
@@ -112,7 +112,7 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
     chip.run(100_000)  # past start-up, into the loop
     dice = {name: Die(board=board, seed=0) for name, board in _BUILDS.items()}
     for die in dice.values():
-        die.press()  # not timed: the first press of an erased die clears the table
+        die.roll()  # not timed: the first press of an erased die clears the table
     step_cycles = max(cycles // 20, 100_000)
     raw: list[float] = []
     ours: list[float] = []
@@ -134,7 +134,7 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
         for name, die in dice.items():
             n, t0 = 0, time.perf_counter()
             while True:
-                die.press()
+                die.roll()
                 n += 1
                 elapsed = time.perf_counter() - t0
                 if elapsed >= press_seconds:
@@ -185,12 +185,12 @@ def _press_awake(board: str) -> int:
     from fairdie.sim import EventKind
 
     die = Die(board=board, seed=0)
-    die.press()  # the first press of an erased die clears the table
+    die.roll()  # the first press of an erased die clears the table
     chip = die.chip
     chip.trace_kinds |= EventKind.SLEEP | EventKind.WAKE | EventKind.RESET | EventKind.POWER
     counts = []
     for _ in range(_AWAKE_PRESSES):
-        die.press()  # clears the trace at power-on: it holds this press only
+        die.roll()  # clears the trace at power-on: it holds this press only
         counts.append(_awake_cycles(chip, 0))
     return round(statistics.median(counts))
 
@@ -200,7 +200,7 @@ def _snapshot_restore() -> float:
     from fairdie.die import Die
 
     die = Die(board=_BUILDS["direct"], seed=0)
-    die.press()
+    die.roll()
     die.power_on()
     chip = die.chip
     chip.run(seconds=0.01)

@@ -69,19 +69,24 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    b = sub.add_parser("build", help="build the die firmware and print its paths and sizes")
-    b.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default="direct")
-    b.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
-    b.add_argument("--json", action="store_true", help="print one JSON object")
+    from fairdie.toolchain import add_build_arguments
+
+    b = sub.add_parser("build", help="build a firmware target and print its paths and sizes")
+    add_build_arguments(b)  # the same command as python -m fairdie.toolchain
 
     pr = sub.add_parser("press", help="press the emulated die N times")
     pr.add_argument("--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N")
     pr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
     pr.add_argument(
         "--noise",
-        default="floating",
+        default=None,
         metavar="MODEL",
-        help="floating (default), uniform, stuck:MILLIVOLTS",
+        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS",
+    )
+    pr.add_argument(
+        "--button",
+        metavar="NAME",
+        help="the button that rolls the die (default: the board's [die] roll, else its power)",
     )
     pr.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
     pr.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
@@ -126,17 +131,9 @@ def _table(counts: Sequence[int]) -> str:
 
 
 def _cmd_build(a: argparse.Namespace) -> int:
-    from fairdie.toolchain import build
+    from fairdie.toolchain import run_build_command
 
-    b = build("die_t13a", variant=a.variant, f_cpu=a.f_cpu)
-    if a.json:
-        print(json.dumps(b.as_dict()))
-    else:
-        print(f"elf   {b.elf}\nhex   {b.hex}\neep   {b.eep}")
-        print(
-            f"flash {b.flash_bytes} / {b.flash_budget} B   sram {b.sram_bytes} / {b.sram_budget} B"
-        )
-    return 0
+    return run_build_command(a)
 
 
 def _make_die(a: argparse.Namespace) -> Any:
@@ -154,7 +151,9 @@ def _make_die(a: argparse.Namespace) -> Any:
             firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=bd.f_cpu)
     elif a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
-    die = Die(board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu)
+    die = Die(
+        board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu, roll=a.button
+    )
     if a.counts is not None:
         die.set_counts(a.counts)
     return die
@@ -162,24 +161,36 @@ def _make_die(a: argparse.Namespace) -> Any:
 
 def _cmd_press(a: argparse.Namespace) -> int:
     die = _make_die(a)
-    presses = [die.press(a.hold) for _ in range(a.count)]
+    presses = [die.roll(a.hold) for _ in range(a.count)]
     faces = [p.face for p in presses]
+    counts = list(die.counts) if die.has_counters else None
     out = {
         "faces": faces,
-        "counts": list(die.counts),
+        "counts": counts,
         "display": presses[-1].display,
         "seed": a.seed,
-        "noise": a.noise,
+        "noise": a.noise or ("floating" if die.noise is not None else None),
         "hold": a.hold,
         "board": die.board.name,
+        "button": die.roll_control,
         "firmware": str(die.chip.firmware.path),
     }
     if a.json:
         print(json.dumps(out))
-        return 0
-    print(_draw([str(p.face) if p.face else p.display for p in presses]))
-    print(_table(die.counts))
-    print(f"display at release: {out['display']}    replay: {a.replay}")
+    else:
+        print(_draw([str(p.face) if p.face else p.display for p in presses]))
+        if counts is not None:
+            print(_table(counts))
+        print(f"display at release: {out['display']}    replay: {a.replay}")
+    if all(f is None for f in faces):
+        # a die that never shows a face fails, whatever it printed
+        shown = sorted({p.display for p in presses})
+        print(
+            f"fairdie: no valid face in {len(presses)} rolls (displays: {', '.join(shown)});"
+            f" replay: {a.replay}",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -205,13 +216,13 @@ def _cmd_demo(a: argparse.Namespace) -> int:
         f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
         f" {a.count} presses of 0.2 s\n"
     )
-    presses = [die.press(0.2) for _ in range(a.count)]
+    presses = [die.roll(0.2) for _ in range(a.count)]
     print(_draw([str(p.face) if p.face else p.display for p in presses]))
     print()
     print(_table(die.counts))
-    held = die.press(10.0)
+    held = die.roll(10.0)
     print(
-        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(held.counts)}"
+        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(die.counts)}"
     )
     print(_draw([held.display]))
     return 0

@@ -11,12 +11,19 @@ option                      ini                    environment         fixture
 ``--fairdie-seed S``        ``fairdie_seed``       ``FAIRDIE_SEED``     ``fairdie_seed``
 ==========================  =====================  ==================  ==================
 
-The firmware is an ELF or HEX (default: the die built from firmware/); the
-board a shipped board name or a TOML path (default: the board the firmware
-was built for, die-direct). Fixtures chain firmware -> chip -> device:
-``die`` is a fresh, erased die; ``die_factory`` makes variants (board, clock,
+The firmware is an ELF or HEX (default: built from the board's firmware
+target); the board a shipped board name or a TOML path (default:
+die-direct). Fixtures chain firmware -> chip -> device: ``fairdie_chip`` is
+a fresh chip running the firmware, ``fairdie_device`` that chip on the
+board, ``die`` a fresh die, ``die_factory`` makes variants (board, clock,
 starting EEPROM, noise). With a firmware given, variants that need another
-build (another wiring or clock) are skipped, saying why.
+build (another wiring or clock) are skipped, saying why: no test builds
+firmware of ours in place of the one given.
+
+The plugin also ships the Hypothesis profiles (``fairdie-dev``; under CI
+``fairdie-ci``, derandomized; ``fairdie-thorough``), each printing the blob
+that replays a failing example; records firmware, board and seed as JUnit
+suite properties; and under a failing test prints the command that replays it.
 
 This module imports nothing compiled, so pytest starts without the binding.
 """
@@ -24,19 +31,22 @@ This module imports nothing compiled, so pytest starts without the binding.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import shlex
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from hypothesis import settings
 
 if TYPE_CHECKING:
     from fairdie.board import Board
+    from fairdie.device import Device
     from fairdie.die import Die
-    from fairdie.sim import Firmware
+    from fairdie.sim import Chip, Firmware
 
-__all__ = ["OPTIONS"]
+__all__ = ["OPTIONS", "PROFILES"]
 
 
 @dataclass(frozen=True)
@@ -56,9 +66,24 @@ class _Option:
 
 OPTIONS = (
     _Option("fairdie_firmware", "firmware to test, ELF or HEX (default: build ours)", None),
-    _Option("fairdie_board", "board file or shipped board name (default: die-direct)", None),
+    _Option("fairdie_board", "board file or shipped board name", "die-direct"),
     _Option("fairdie_seed", "seed for noise and power-on SRAM contents (default: 0)", "0"),
 )
+_FIRMWARE, _BOARD, _SEED = OPTIONS
+_NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
+_FIXTURES = frozenset(
+    {"die", "die_factory", "fairdie_chip", "fairdie_device", *(o.name for o in OPTIONS)}
+)
+
+#: Hypothesis profiles: ``fairdie-ci`` when the environment sets CI, else
+#: ``fairdie-dev``; FAIRDIE_HYPOTHESIS_PROFILE or ``--hypothesis-profile`` pick another.
+PROFILES = {
+    "fairdie-dev": {"deadline": None, "print_blob": True},
+    "fairdie-ci": {"deadline": None, "print_blob": True, "derandomize": True},
+    "fairdie-thorough": {"deadline": None, "print_blob": True, "max_examples": 1000},
+}
+for _name, _kw in PROFILES.items():
+    settings.register_profile(_name, **_kw)  # type: ignore[arg-type]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -87,18 +112,31 @@ def _load(path: Path, board: Board) -> Firmware:
     return fw if fw.f_cpu else load_firmware(path, mcu=board.mcu, f_cpu=board.f_cpu)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Reject a bad option before any test runs (pytest exits with a usage error)."""
-    given = {o.name: _value(config, o) for o in OPTIONS}
-    if not given["fairdie_firmware"] and not given["fairdie_board"]:
+    """Load our Hypothesis profile (before Hypothesis' own plugin applies
+    ``--hypothesis-profile``), declare the markers, and reject a bad option
+    before any test runs (pytest exits with a usage error)."""
+    settings.load_profile(
+        os.environ.get("FAIRDIE_HYPOTHESIS_PROFILE")
+        or ("fairdie-ci" if os.environ.get("CI") else "fairdie-dev")
+    )
+    config.addinivalue_line("markers", "sim: needs avr-gcc and the compiled simavr binding")
+    config.addinivalue_line("markers", "slow: long campaigns, deselected with -m 'not slow'")
+    firmware, board_name = _value(config, _FIRMWARE), _value(config, _BOARD)
+    if not firmware and board_name == _BOARD.default:
         return
     from fairdie.board import load_board
     from fairdie.errors import FairdieError
 
     try:
-        board = load_board(given["fairdie_board"] or "die-direct")
-        if given["fairdie_firmware"]:
-            _load(Path(given["fairdie_firmware"]), board)
+        board = load_board(board_name or "")
+        if firmware:
+            _load(Path(firmware), board)
+        elif board.firmware is None:
+            raise FairdieError(
+                f"board {board.name} names no firmware target: give --fairdie-firmware"
+            )
     except FairdieError as e:
         raise pytest.UsageError(f"fairdie: {e}") from None
 
@@ -108,9 +146,42 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return ["fairdie: " + ", ".join(parts)]
 
 
+def replay_command(config: pytest.Config, item: pytest.Item) -> str:
+    """The command that runs one test again, from any directory, with this
+    session's firmware, board and seed."""
+    test = str(item.path) + "".join(f"::{part}" for part in item.nodeid.split("::")[1:])
+    args = ["pytest", test]
+    for o in (_FIRMWARE, _BOARD):
+        value = _value(config, o)
+        if value is not None and value != o.default:
+            args.append(f"{o.flag}={value}")
+    args.append(f"{_SEED.flag}={_value(config, _SEED)}")
+    return shlex.join(args)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.failed and _FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        report.sections.append(("fairdie replay", replay_command(item.config, item)))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fairdie_junit(
+    pytestconfig: pytest.Config, record_testsuite_property: Callable[[str, object], None]
+) -> None:
+    """Firmware, board and seed as JUnit suite properties (valid under xunit2)."""
+    for o in OPTIONS:
+        value = _value(pytestconfig, o)
+        record_testsuite_property(o.name, value if value is not None else "built from the board")
+
+
 @pytest.fixture(scope="session")
 def fairdie_seed(pytestconfig: pytest.Config) -> int:
-    raw = _value(pytestconfig, OPTIONS[2]) or "0"
+    raw = _value(pytestconfig, _SEED) or "0"
     try:
         return int(raw, 0)
     except ValueError:
@@ -123,17 +194,17 @@ def fairdie_board(pytestconfig: pytest.Config) -> Board:
     from fairdie.errors import FairdieError
 
     try:
-        return load_board(_value(pytestconfig, OPTIONS[1]) or "die-direct")
+        return load_board(_value(pytestconfig, _BOARD) or "")
     except FairdieError as e:
         raise pytest.UsageError(str(e)) from None
 
 
 @pytest.fixture(scope="session")
-def fairdie_firmware(pytestconfig: pytest.Config, fairdie_board: Board) -> Firmware | None:
-    """The user's firmware, loaded and checked; None when we build our own."""
+def _fairdie_given(pytestconfig: pytest.Config, fairdie_board: Board) -> Firmware | None:
+    """The user's firmware, loaded and checked; None when none is given."""
     from fairdie.errors import FairdieError
 
-    path = _value(pytestconfig, OPTIONS[0])
+    path = _value(pytestconfig, _FIRMWARE)
     if not path:
         return None
     try:
@@ -142,14 +213,59 @@ def fairdie_firmware(pytestconfig: pytest.Config, fairdie_board: Board) -> Firmw
         raise pytest.UsageError(str(e)) from None
 
 
+@pytest.fixture(scope="session")
+def fairdie_firmware(_fairdie_given: Firmware | None, fairdie_board: Board) -> Firmware:
+    """The firmware under test: the one given, else built from the board's target."""
+    if _fairdie_given is not None:
+        return _fairdie_given
+    from fairdie.sim import load_firmware
+    from fairdie.toolchain import build
+
+    bd = fairdie_board
+    if bd.firmware is None:
+        raise pytest.UsageError(
+            f"board {bd.name} names no firmware target: give --fairdie-firmware"
+        )
+    b = build(bd.firmware, variant=bd.variant, mcu=bd.mcu, f_cpu=bd.f_cpu)
+    return load_firmware(b.elf)
+
+
 @pytest.fixture
+def fairdie_chip(fairdie_firmware: Firmware, fairdie_board: Board, fairdie_seed: int) -> Chip:
+    """A fresh chip, powered off, running the firmware under test on the board's supply."""
+    from fairdie.sim import Chip
+
+    bd = fairdie_board
+    return Chip(
+        fairdie_firmware,
+        mcu=bd.mcu,
+        f_cpu=fairdie_firmware.f_cpu or bd.f_cpu,
+        vcc_mv=bd.vcc_mv,
+        seed=fairdie_seed,
+    )
+
+
+@pytest.fixture
+def fairdie_device(fairdie_chip: Chip, fairdie_board: Board, fairdie_seed: int) -> Device:
+    """The fresh chip on the board: its buttons, LEDs, displays and speaker."""
+    from fairdie.device import Device
+
+    return Device(fairdie_chip, fairdie_board, seed=fairdie_seed)
+
+
+@pytest.fixture(scope="session")
 def die_factory(
-    fairdie_firmware: Firmware | None, fairdie_board: Board, fairdie_seed: int
+    fairdie_firmware: Firmware,
+    _fairdie_given: Firmware | None,
+    fairdie_board: Board,
+    fairdie_seed: int,
 ) -> Callable[..., Die]:
-    """``die_factory(board=None, f_cpu=None, eeprom=None, noise=None, seed=None)``.
+    """``die_factory(board=None, f_cpu=None, eeprom=None, noise=None, seed=None, roll=None)``.
 
     ``board`` is a shipped name, path or Board (default: the session's board);
-    ``eeprom`` the starting EEPROM (default erased); ``noise`` a model or name.
+    ``eeprom`` the starting EEPROM (default: the firmware's own, else erased);
+    ``noise`` a model or name. Each call makes a new die, so the factory is
+    session-wide and safe inside ``@given``.
     """
     from fairdie.board import Board as BoardType
     from fairdie.board import load_board
@@ -162,23 +278,24 @@ def die_factory(
         eeprom: bytes | None = None,
         noise: Any = None,
         seed: int | None = None,
+        roll: str | None = None,
     ) -> Die:
         bd = fairdie_board if board is None else board
         bd = bd if isinstance(bd, BoardType) else load_board(bd)
-        if fairdie_firmware is not None and (
-            (bd.name != fairdie_board.name) or (f_cpu not in (None, fairdie_board.f_cpu))
-        ):
+        same = bd.name == fairdie_board.name and f_cpu in (None, fairdie_board.f_cpu)
+        if _fairdie_given is not None and not same:
             pytest.skip(
                 f"needs a build for board {bd.name} at {f_cpu or bd.f_cpu} Hz;"
                 f" the given firmware is for {fairdie_board.name}"
             )
         return Die(
             board=bd,
-            firmware=fairdie_firmware,
+            firmware=fairdie_firmware if same else None,
             f_cpu=f_cpu,
             eeprom=eeprom,
             noise=noise,
             seed=fairdie_seed if seed is None else seed,
+            roll=roll,
         )
 
     return make
@@ -186,5 +303,6 @@ def die_factory(
 
 @pytest.fixture
 def die(die_factory: Callable[..., Die]) -> Die:
-    """A fresh die: EEPROM erased, default noise, the session's board and seed."""
+    """A fresh die: its firmware's starting EEPROM (else erased), default noise,
+    the session's board and seed."""
     return die_factory()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-TEST_FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+TEST_FIRMWARE = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "firmware" / "tests"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -20,7 +20,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def build_test_firmware() -> Callable[..., Any]:
-    """Build one of tests/firmware/<name> (cached by content)."""
+    """Build one of harness/fairdie/firmware/tests/<name> (cached by content)."""
     from fairdie.toolchain import build
 
     def _build(

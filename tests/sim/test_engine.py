@@ -1,6 +1,6 @@
 """Fidelity of the engine, pinned with exact expectations on small firmwares.
 
-Each firmware is in tests/firmware/<name>/main.c with its expected timing
+Each firmware is in fairdie/firmware/tests/<name>/main.c with its expected timing
 derived in its banner.
 """
 

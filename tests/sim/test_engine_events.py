@@ -262,7 +262,7 @@ def _press_trace(board: str, skip: bool) -> tuple[bytes, int, bytes, int]:
     trace = bytearray()
     for hold in (0.004, 0.03, 0.2, 0.2, 0.2):
         die.chip.trace_kinds = EventKind(511)
-        die.press(hold=hold)
+        die.roll(hold=hold)
         trace += die.chip.trace.raw()
     return bytes(trace), die.chip.cycle, die.chip.eeprom, die.chip.poll_skipped_cycles
 

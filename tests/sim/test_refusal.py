@@ -19,7 +19,7 @@ from fairdie.errors import FirmwareError
 from fairdie.sim import Firmware, check_fits, load_firmware
 from fairdie.toolchain import Build, build, variants
 
-TEST_FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+TEST_FIRMWARE = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "firmware" / "tests"
 FAIRDIE = Path(sys.executable).with_name("fairdie")
 # Datasheet sizes (flash, SRAM, EEPROM) in bytes, as simavr reports them.
 SIZES = {

@@ -1,7 +1,12 @@
-"""fairdie.toolchain with the real avr-gcc: the die builds, fits, is cached, fails clearly."""
+"""fairdie.toolchain with the real avr-gcc: the die builds, fits, is cached, fails clearly.
+
+Also: C++ targets, per-target warnings and flags, relative target paths, and
+ELFs that do not depend on the folder a target sits in.
+"""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -10,7 +15,7 @@ import pytest
 from elftools.elf.elffile import ELFFile
 
 from fairdie.errors import ToolchainError
-from fairdie.toolchain import Build, build, load_target, simavr_include_dir
+from fairdie.toolchain import Build, build, firmware_dir, load_target, simavr_include_dir
 from fairdie.toolchain import _build as build_module
 from fairdie.toolchain.__main__ import main
 
@@ -124,12 +129,17 @@ def test_parallel_builds_share_one_entry(tmp_path: Path) -> None:
 
 
 def _target(
-    folder: Path, source: str, budget: str = "flash = 1024\nsram = 64\nstack = 24\n"
+    folder: Path,
+    source: str,
+    budget: str = "flash = 1024\nsram = 64\nstack = 24\n",
+    build_table: str = "werror = true\n",
+    name: str = "main.c",
 ) -> Path:
     folder.mkdir()
-    (folder / "main.c").write_text(source)
+    (folder / name).write_text(source)
     (folder / "target.toml").write_text(
         f'mcu = "attiny13a"\nf_cpu = 1200000\noutput = "t"\n[budget]\n{budget}'
+        f"[build]\n{build_table}"
     )
     return folder
 
@@ -170,8 +180,7 @@ def test_linker_overflow_is_reported(tmp_path: Path) -> None:
 
 
 def test_compile_error_is_short_with_the_log_path(tmp_path: Path) -> None:
-    source = "int main(void) {\n    int unused;\n    return 0;\n}\n"
-    src = _target(tmp_path / "bad", source)
+    src = _target(tmp_path / "bad", UNUSED)
     with pytest.raises(ToolchainError) as info:
         build(src, cache_dir=tmp_path / "cache")
     message = str(info.value)
@@ -180,6 +189,122 @@ def test_compile_error_is_short_with_the_log_path(tmp_path: Path) -> None:
     log = Path(message.rsplit("(full log: ", 1)[1].rstrip(")"))
     assert log.is_file() and "-Werror" in log.read_text()
     assert not any(p.name == "bad" for p in (tmp_path / "cache").iterdir())  # nothing published
+
+
+UNUSED = "int main(void) {\n    int unused;\n    return 0;\n}\n"
+
+
+def test_a_target_without_werror_builds_despite_warnings(tmp_path: Path) -> None:
+    lax = build(_target(tmp_path / "lax", UNUSED, build_table=""), cache_dir=tmp_path / "c")
+    log = (lax.elf.parent / "build.log").read_text()
+    assert "warning: unused variable" in log and "-Werror" not in log and "-Wall" in log
+    quiet = _target(tmp_path / "quiet", UNUSED, build_table="warnings = []\nwerror = true\n")
+    assert (
+        "warning"
+        not in (build(quiet, cache_dir=tmp_path / "c").elf.parent / "build.log").read_text()
+    )
+
+
+def test_build_table_flags_reach_the_compiler_and_the_key(tmp_path: Path) -> None:
+    source = (
+        "#include <math.h>\nvolatile float x = 2;\nint main(void) { x = sqrtf(x); return 0; }\n"
+    )
+    plain = build(_target(tmp_path / "a", source), cache_dir=tmp_path / "c")
+    tuned = build(
+        _target(tmp_path / "b", source, build_table='cflags = ["-O1"]\nldflags = ["-lm"]\n'),
+        cache_dir=tmp_path / "c",
+    )
+    assert plain.key != tuned.key
+    log = (tuned.elf.parent / "build.log").read_text().splitlines()
+    compile_line = next(line for line in log if " -c main.c " in line)
+    link_line = next(line for line in log if " -o " in line and ".elf" in line)
+    assert compile_line.index("-Os") < compile_line.index("-O1")  # theirs after ours
+    assert link_line.endswith(" -lm")  # after the objects
+
+
+def test_a_relative_target_path_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "fw").mkdir()
+    _target(tmp_path / "fw" / "rel", "int main(void) { return 0; }\n")
+    monkeypatch.chdir(tmp_path)
+    for spec in ("fw/rel", Path("fw/rel"), "./fw/rel"):
+        b = build(spec, cache_dir=Path("cache"))
+        assert b.elf.is_absolute() and b.elf.is_file()
+        assert b.elf.parent.parent == tmp_path / "cache"
+    monkeypatch.chdir(tmp_path / "fw")
+    assert build("rel", cache_dir=tmp_path / "cache").elf.is_file()
+
+
+def _debug_strings(elf: Path) -> list[str]:
+    """Every file, folder and producer name in the DWARF (compile units and line tables)."""
+    names: list[str] = []
+    with elf.open("rb") as f:
+        dwarf = ELFFile(f).get_dwarf_info()
+        for cu in dwarf.iter_CUs():
+            top = cu.get_top_DIE()
+            for attr in ("DW_AT_name", "DW_AT_comp_dir", "DW_AT_producer"):
+                if attr in top.attributes:
+                    names.append(top.attributes[attr].value.decode())
+            program = dwarf.line_program_for_CU(cu)
+            if program is not None:
+                names += [d.decode() for d in program["include_directory"]]
+                names += [e.name.decode() for e in program["file_entry"]]
+    return names
+
+
+@pytest.mark.parametrize("target", ["die_t13a", "tests/cxx"])
+def test_the_elf_does_not_depend_on_the_folder(tmp_path: Path, target: str) -> None:
+    elves = []
+    for where in ("one", "two/levels/deeper"):
+        copy = tmp_path / where / Path(target).name
+        shutil.copytree(firmware_dir() / target, copy)
+        elves.append(build(copy, cache_dir=tmp_path / where / "cache").elf)
+    names = _debug_strings(elves[0])
+    assert names and not [n for n in names if str(tmp_path) in n]
+    assert not [n for n in names if n.startswith("/") and not n.startswith("/usr/")]
+    assert Path(target).name in names  # the folder, mapped to the target's name
+    assert elves[0].read_bytes() == elves[1].read_bytes()
+    # The checkout's own copy builds the same ELF under the same key, too.
+    shipped = build(firmware_dir() / target, cache_dir=tmp_path / "shipped")
+    assert shipped.elf.read_bytes() == elves[0].read_bytes()
+    assert shipped.key == elves[0].parent.name == elves[1].parent.name
+
+
+def test_cxx_target_builds_and_runs(tmp_path: Path) -> None:
+    b = build(firmware_dir() / "tests" / "cxx", cache_dir=tmp_path)
+    log = (b.elf.parent / "build.log").read_text().splitlines()
+    assert [line.split()[1].rsplit("/", 1)[-1] for line in log if line.startswith("$ ")] == [
+        "avr-g++",
+        "avr-gcc",
+        "avr-g++",
+    ]  # main.cpp, sum.c, then the link
+    with b.elf.open("rb") as f:
+        elf = ELFFile(f)
+        symtab = elf.get_section_by_name(".symtab")
+        syms = {s.name for s in symtab.iter_symbols()}  # type: ignore[union-attr]
+        producers = {
+            cu.get_top_DIE().attributes["DW_AT_producer"].value.decode().split()[1]
+            for cu in elf.get_dwarf_info().iter_CUs()
+        }
+    assert {"main", "sum_u8", "cxx_result", "__do_global_ctors"} <= syms
+    assert {"C++14", "C11"} <= producers
+    try:
+        from fairdie.sim import Chip
+    except ImportError:  # pragma: no cover - the binding is not built
+        pytest.skip("fairdie.sim binding not built")
+    chip = Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu)
+    chip.power_on()
+    chip.run(10_000)
+    assert chip.read_var("cxx_result") == 42  # the constructor's 40, plus 2 from C
+    assert chip.read_io("DDRB") & 0b11 == 0b11  # PB1 from the constructor, PB0 from main
+    assert chip.level("PB0")
+
+
+def test_assembler_sources_build_path_free(tmp_path: Path) -> None:
+    asm = ".global main\nmain:\n    ldi r24, 7\n    ldi r25, 0\n    ret\n"
+    b = build(_target(tmp_path / "asm", asm, name="main.S"), cache_dir=tmp_path / "c")
+    names = _debug_strings(b.elf)
+    assert b.flash_bytes > 0 and "main.S" in names and "asm" in names
+    assert not [n for n in names if str(tmp_path) in n]
 
 
 def test_plain_folder_needs_mcu_and_clock(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from fairdie.die._faces import GROUPS, POSITIONS
 from fairdie.errors import BoardError
 
 REPO = Path(__file__).resolve().parents[2]
-PINS_H = REPO / "firmware" / "die_t13a" / "pins.h"
+PINS_H = REPO / "harness" / "fairdie" / "firmware" / "die_t13a" / "pins.h"
 
 HEADER = """\
 [board]
@@ -86,7 +86,7 @@ def test_direct_board_groups() -> None:
 
 def _pins_h() -> str:
     if not PINS_H.exists():
-        pytest.skip("firmware/die_t13a/pins.h is not there")
+        pytest.skip("harness/fairdie/firmware/die_t13a/pins.h is not there")
     return PINS_H.read_text()
 
 
@@ -172,14 +172,10 @@ ERRORS = [
         HEADER + _led("a", "PB0", "GND") + '[[button]]\nname = "go"\npin = "PB0"\n',
         "button 'go': PB0 is also used by LED 'a'",
     ),
-    (
-        HEADER + '[analog.n]\npin = "PB4"\nchannel = 2\n[[button]]\nname = "go"\npin = "PB4"\n',
-        "button 'go': PB4 is also analog input 'n'",
-    ),
     (HEADER + '[[button]]\nname = "go"\n', "button 'go': missing key 'pin'"),
     (HEADER + '[[button]]\nname = "go"\npin = "PB1"\nactive = "up"\n', "active 'up' is not"),
     (HEADER + '[[button]]\nname = "go"\nkind = "knob"\n', "kind 'knob' is not one of"),
-    (HEADER + '[[button]]\nname = "p"\nkind = "power"\npin = "PB1"\n', "takes no pin"),
+    (HEADER + '[[button]]\nname = "p"\nkind = "power"\npin = "PB1"\n', "supply switch: no pin"),
     (
         HEADER + '[[button]]\nname = "p"\nkind = "power"\n[[button]]\nname = "q"\nkind = "power"\n',
         "at most one power button",
@@ -265,9 +261,10 @@ def test_visible_thresholds() -> None:
     assert dec.visible({"a": 0.0, "b": 0.0}) == frozenset()
     assert dec.visible({}) == frozenset()
     assert dec.visible({"a": 0.02, "b": 0.01}) == frozenset()  # too dim: dark
-    assert dec.visible({"a": 0.03, "b": 0.015}) == {"a", "b"}  # exactly half counts
+    assert dec.visible({"a": 0.04, "b": 0.01}) == {"a", "b"}  # exactly a quarter counts
     assert dec.visible({"a": 1 / 3, "b": 1 / 3, "c": 0.004}) == {"a", "b"}  # ghost
-    assert dec.visible({"a": 1.0, "b": 0.49}) == {"a"}
+    assert dec.visible({"a": 1.0, "b": 0.5, "c": 0.5}) == {"a", "b", "c"}  # half duty: seen
+    assert dec.visible({"a": 1.0, "b": 0.24}) == {"a"}
     custom = LedDecoder(load_board("die-direct"), relative=0.1, floor=0.0)
     assert custom.visible({"a": 1.0, "b": 0.11, "c": 0.09}) == {"a", "b"}
     with pytest.raises(ValueError):

@@ -1,59 +1,36 @@
-"""The reference model of the fair-die rule (fairdie.die._rule).
+"""The fair-die rule: its reference model (fairdie.die._rule) and rule.c itself.
 
-Properties with Hypothesis; fairness as seeded statistical checks. The model
-is also compared with a line-by-line transliteration of firmware/die_t13a/rule.c
-that keeps the C's 8-bit arithmetic, so a wrap would show.
+rule.c, the firmware's own source, is compiled for the host (see
+fairdie.die._rule_host) and compared with the model: on every table over a
+set of edge values, for every ADC code, along long press sequences, and on
+Hypothesis's tables. The examples run on both. Properties of the model with
+Hypothesis; fairness as seeded statistical checks.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdie.die._rule import CLEARED, candidates, choose, press, rebase
+from fairdie.die._rule import CLEARED, Counts, candidates, choose, press, rebase
+from fairdie.die._rule_host import HostRule
 from fairdie.noise.strategies import adc_codes, counters
 
-# ---- rule.c, transliterated (uint8_t arithmetic kept with & 0xFF) ----------------
+Press = Callable[[Sequence[int], int], tuple[int, Counts]]
 
 
-def _c_face_at(c: list[int], k: int) -> int:
-    f = 0
-    while f < 5:
-        pos = 0
-        for g in range(6):
-            if c[g] < c[f] or (c[g] == c[f] and g < f):
-                pos += 1
-        if pos == k:
-            break
-        f += 1
-    return f
-
-
-def _c_rebase(c: list[int]) -> None:
-    m = 255
-    for g in range(6):
-        m = min(m, c[g])
-    if m > 0:
-        for g in range(6):
-            c[g] = (c[g] - m) & 0xFF
-        return
-    gap = 254
-    while gap in c:
-        gap = (gap - 1) & 0xFF
-    for g in range(6):
-        if c[g] > gap:
-            c[g] = (c[g] - 1) & 0xFF
-
-
-def _c_die_roll(c: list[int], code: int) -> int:
-    face = _c_face_at(c, (code % 3) * 2)
-    if c[face] == 255:
-        _c_rebase(c)
-    c[face] = (c[face] + 1) & 0xFF
-    return face
+@pytest.fixture(params=["model", "rule.c"])
+def any_press(request: pytest.FixtureRequest) -> Press:
+    """``press`` of the model, or of rule.c built for the host."""
+    if request.param == "model":
+        return press
+    c_rule: HostRule = request.getfixturevalue("c_rule")
+    return c_rule.press
 
 
 # ---- examples ------------------------------------------------------------------------
@@ -70,31 +47,45 @@ def test_ties_break_by_face_number() -> None:
     assert candidates((5, 1, 1, 5, 0, 1)) == (5, 3, 1)
 
 
-def test_all_ff_rebases_to_zero_then_counts() -> None:
+def test_rebase_examples() -> None:
     assert rebase((255,) * 6) == CLEARED
-    assert press((255,) * 6, 0) == (1, (1, 0, 0, 0, 0, 0))
-    assert press((255,) * 6, 1) == (3, (0, 0, 1, 0, 0, 0))
-    assert press((255,) * 6, 1022) == (5, (0, 0, 0, 0, 1, 0))
-
-
-def test_rebase_subtracts_the_minimum_when_above_zero() -> None:
-    assert rebase((10, 255, 20, 10, 30, 11)) == (0, 245, 10, 0, 20, 1)
-
-
-def test_rebase_closes_the_highest_gap_when_minimum_is_zero() -> None:
-    # 254 and 253 are held, 252 is free: counters above 252 drop by one.
+    assert rebase((10, 255, 20, 10, 30, 11)) == (0, 245, 10, 0, 20, 1)  # minus the minimum
+    # The minimum is 0; 254 and 253 are held, 252 is free: counters above 252 drop by one.
     assert rebase((0, 255, 254, 253, 7, 0)) == (0, 254, 253, 252, 7, 0)
-    # code % 3 == 2 takes the 5th face in order; here that face holds 255.
-    assert press((0, 0, 0, 0, 255, 255), 2) == (5, (0, 0, 0, 0, 255, 254))
-    assert press((0, 1, 2, 254, 255, 255), 2) == (5, (0, 1, 2, 253, 255, 254))
+
+
+PRESS_EXAMPLES = [
+    # A cleared table: code % 3 picks the 1st, 3rd or 5th face.
+    (CLEARED, 0, (1, (1, 0, 0, 0, 0, 0))),
+    (CLEARED, 4, (3, (0, 0, 1, 0, 0, 0))),
+    (CLEARED, 1022, (5, (0, 0, 0, 0, 1, 0))),
+    # Ties break by face number: the order is faces 5, 2, 3, 6, 1, 4.
+    ((5, 1, 1, 5, 0, 1), 0, (5, (5, 1, 1, 5, 1, 1))),
+    ((5, 1, 1, 5, 0, 1), 1, (3, (5, 1, 2, 5, 0, 1))),
+    ((5, 1, 1, 5, 0, 1), 512, (1, (6, 1, 1, 5, 0, 1))),
+    # All 255: the rebase subtracts 255, then the chosen face counts.
+    ((255,) * 6, 0, (1, (1, 0, 0, 0, 0, 0))),
+    ((255,) * 6, 1, (3, (0, 0, 1, 0, 0, 0))),
+    ((255,) * 6, 1022, (5, (0, 0, 0, 0, 1, 0))),
+    # The 5th face holds 255 and the minimum is 0: the highest free value closes.
+    ((0, 0, 0, 0, 255, 255), 2, (5, (0, 0, 0, 0, 255, 254))),
+    ((0, 1, 2, 254, 255, 255), 2, (5, (0, 1, 2, 253, 255, 254))),
+    # The deepest gap search a press can need: 254, 253 and 252 held, 251 free.
+    ((0, 255, 255, 254, 253, 252), 2, (2, (0, 255, 254, 253, 252, 251))),
     # The 5th face holds 3: no rebase although another counter is 255.
-    assert press((0, 0, 1, 2, 255, 3), 2) == (6, (0, 0, 1, 2, 255, 4))
-
-
-def test_a_counter_below_255_is_never_rebased() -> None:
-    assert press((255, 255, 255, 255, 254, 255), 0) == (5, (255,) * 6)
+    ((0, 0, 1, 2, 255, 3), 2, (6, (0, 0, 1, 2, 255, 4))),
+    # A chosen counter below 255 is never rebased ...
+    ((255, 255, 255, 255, 254, 255), 0, (5, (255,) * 6)),
     # ... while a chosen 255 rebases the whole table first.
-    assert press((255, 255, 255, 255, 254, 255), 2) == (4, (1, 1, 1, 2, 0, 1))
+    ((255, 255, 255, 255, 254, 255), 2, (4, (1, 1, 1, 2, 0, 1))),
+]
+
+
+@pytest.mark.parametrize(("counts", "code", "expected"), PRESS_EXAMPLES)
+def test_press_examples(
+    any_press: Press, counts: Counts, code: int, expected: tuple[int, Counts]
+) -> None:
+    assert any_press(counts, code) == expected
 
 
 @pytest.mark.parametrize(
@@ -115,18 +106,75 @@ def test_bad_codes_raise(code: int) -> None:
         press(CLEARED, code)
 
 
-def test_accepts_lists_and_bytes() -> None:
-    assert press([1, 2, 3, 4, 5, 6], 0) == press(bytes([1, 2, 3, 4, 5, 6]), 0)
+def test_accepts_lists_and_bytes(any_press: Press) -> None:
+    assert any_press([1, 2, 3, 4, 5, 6], 0) == any_press(bytes([1, 2, 3, 4, 5, 6]), 0)
 
 
-# ---- properties ----------------------------------------------------------------------
+# ---- rule.c against the model ---------------------------------------------------------
+
+# Every table over these values, with codes 0, 1 and 2 (the choice depends on
+# code % 3 only, tested below for every code): ties everywhere, a minimum of 0
+# or above, and every depth of the gap search a press can reach (with 0 and
+# two 255s held, at most 254, 253 and 252 can be in the way).
+EDGE_VALUES = (0, 1, 252, 253, 254, 255)
+# The same, wider: the slow tier.
+WIDE_VALUES = (0, 1, 2, 252, 253, 254, 255)
+
+
+def _mismatches(c_rule: HostRule, cases: Iterable[tuple[Counts, int]]) -> list[str]:
+    out = []
+    for counts, code in cases:
+        model, c = press(counts, code), c_rule.press(counts, code)
+        if model != c:
+            out.append(f"press({counts}, {code}): model {model}, rule.c {c}")
+    return out
+
+
+def _every_table(values: Sequence[int]) -> Iterable[tuple[Counts, int]]:
+    for counts in itertools.product(values, repeat=6):
+        for code in range(3):
+            yield counts, code  # type: ignore[misc]
+
+
+def test_rule_c_matches_the_model_on_every_table_of_edge_values(c_rule: HostRule) -> None:
+    bad = _mismatches(c_rule, _every_table(EDGE_VALUES))
+    assert not bad, f"{len(bad)} mismatches, first: {bad[:3]}"
+
+
+@pytest.mark.slow
+def test_rule_c_matches_the_model_on_every_table_of_wider_values(c_rule: HostRule) -> None:
+    bad = _mismatches(c_rule, _every_table(WIDE_VALUES))
+    assert not bad, f"{len(bad)} mismatches, first: {bad[:3]}"
 
 
 @given(counters(), adc_codes())
-def test_matches_the_firmware(counts: tuple[int, ...], code: int) -> None:
-    c = list(counts)
-    index = _c_die_roll(c, code)
-    assert press(counts, code) == (index + 1, tuple(c))
+def test_rule_c_matches_the_model(c_rule: HostRule, counts: Counts, code: int) -> None:
+    assert c_rule.press(counts, code) == press(counts, code)
+
+
+@settings(max_examples=25)
+@given(counters())
+def test_rule_c_matches_the_model_for_every_code(c_rule: HostRule, counts: Counts) -> None:
+    bad = _mismatches(c_rule, ((counts, code) for code in range(1024)))
+    assert not bad, bad[:3]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rule_c_follows_the_model_press_after_press(c_rule: HostRule, seed: int) -> None:
+    """Long runs from a cleared and from a random table, each press on the
+    table the last one left: random codes, then each stuck code % 3 (which
+    drive counters through the 255 rebase again and again)."""
+    rng = random.Random(seed)
+    start = CLEARED if seed == 0 else tuple(rng.randrange(256) for _ in range(6))
+    codes = [rng.randrange(1024) for _ in range(3000)] + [0] * 600 + [1] * 1200 + [2] * 1200
+    model = c = start
+    for i, code in enumerate(codes):
+        (m_face, model), (c_face, c) = press(model, code), c_rule.press(c, code)
+        assert (c_face, c) == (m_face, model), f"press {i} (code {code})"
+    assert max(model) == 255  # the stuck codes reached the rebase
+
+
+# ---- properties ----------------------------------------------------------------------
 
 
 @given(counters(), adc_codes())

@@ -1,7 +1,8 @@
-"""fairdie.toolchain without avr-gcc: target files, size parsing, cache keys, errors."""
+"""fairdie.toolchain without avr-gcc: target files, ELF sizes, cache keys, flags, errors."""
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -12,43 +13,58 @@ from plumbum import local
 from fairdie.errors import ToolchainError
 from fairdie.toolchain import (
     CFLAGS,
+    CXXFLAGS,
     LDFLAGS,
     Budget,
+    BuildOptions,
     build,
     compile_flags,
     default_cache_dir,
+    elf_sections,
     firmware_dir,
     load_target,
+    sizes_from_sections,
     variants,
 )
 from fairdie.toolchain.__main__ import main
-from fairdie.toolchain._build import first_error
+from fairdie.toolchain._build import _prefix_map_flag, first_error
 from fairdie.toolchain._cache import cache_key, publish
-from fairdie.toolchain._size import parse_avr_size, sizes_from_sections
 from fairdie.toolchain._target import parse_target_toml
 
-AVR_SIZE_A = """\
-die.elf  :
-section                     size      addr
-.mmcu                         92   9502720
-.text                        576         0
-.data                          2   8388704
-.bss                           1   8388706
-.noinit                        3   8388707
-.eeprom                        6   8454144
-.comment                      17         0
-.debug_info                  732         0
-Total                       1429
+DIE_SECTIONS = {
+    ".mmcu": 92,
+    ".text": 576,
+    ".data": 2,
+    ".bss": 1,
+    ".noinit": 3,
+    ".eeprom": 6,
+    ".comment": 17,
+    ".debug_info": 732,
+}
 
 
-"""
+def _elf32(sections: dict[str, int]) -> bytes:
+    """A minimal AVR ELF32 file whose sections hold no data (SHT_NOBITS), only sizes."""
+    names = b"\0" + b"".join(n.encode() + b"\0" for n in [*sections, ".shstrtab"])
+    shoff = 52 + len(names)
+    headers = [bytes(40)]  # the null section
+    offset = 1
+    for name, size in sections.items():
+        headers.append(struct.pack("<10I", offset, 8, 0, 0, shoff, size, 0, 0, 1, 0))
+        offset += len(name) + 1
+    headers.append(struct.pack("<10I", offset, 3, 0, 0, 52, len(names), 0, 0, 1, 0))
+    ident = b"\x7fELF\x01\x01\x01" + bytes(9)
+    head = ident + struct.pack(
+        "<HHIIIIIHHHHHH", 2, 83, 1, 0, 0, shoff, 0, 52, 32, 0, 40, len(headers), len(headers) - 1
+    )
+    return head + names + b"".join(headers)
 
 
-def test_parse_avr_size_reads_every_section() -> None:
-    sections = parse_avr_size(AVR_SIZE_A)
-    assert sections[".text"] == 576
-    assert sections[".mmcu"] == 92
-    assert "Total" not in sections
+def test_elf_sections_reads_every_section(tmp_path: Path) -> None:
+    elf = tmp_path / "die.elf"
+    elf.write_bytes(_elf32(DIE_SECTIONS))
+    sections = elf_sections(elf)
+    assert {k: v for k, v in sections.items() if k != ".shstrtab"} == DIE_SECTIONS
     assert sizes_from_sections(sections) == (578, 6, 6)
 
 
@@ -56,9 +72,14 @@ def test_sizes_default_to_zero_for_missing_sections() -> None:
     assert sizes_from_sections({".text": 10}) == (10, 0, 0)
 
 
-def test_parse_avr_size_rejects_garbage() -> None:
-    with pytest.raises(ToolchainError, match="cannot parse avr-size"):
-        parse_avr_size("avr-size: 'x.elf': No such file")
+@pytest.mark.parametrize("content", [None, b"", b"avr-size: 'x.elf': No such file", b"\x7fELF"])
+def test_elf_sections_rejects_garbage_in_one_line(tmp_path: Path, content: bytes | None) -> None:
+    elf = tmp_path / "x.elf"
+    if content is not None:
+        elf.write_bytes(content)
+    with pytest.raises(ToolchainError, match="cannot read the sections of") as info:
+        elf_sections(elf)
+    assert "\n" not in str(info.value)
 
 
 def _key(**changes: object) -> str:
@@ -142,6 +163,7 @@ def test_die_target_toml() -> None:
     assert t.defines_for(None) == {"DIE_CHARLIEPLEX": 0}
     assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1}
     assert [p.name for p in t.sources()] == ["main.c", "rule.c"]
+    assert not t.has_cxx
 
 
 def test_unknown_variant_names_the_choices() -> None:
@@ -177,14 +199,104 @@ def test_minimal_target_toml_defaults(tmp_path: Path) -> None:
     t = parse_target_toml(MINIMAL, tmp_path)
     assert (t.name, t.output, t.budget, t.variants) == (tmp_path.name, tmp_path.name, None, ())
     assert t.defines_for(None) == {}
+    assert t.options == BuildOptions()
+    assert t.options.warning_flags == ("-Wall", "-Wextra")  # no -Werror unless asked
+
+
+def test_build_table(tmp_path: Path) -> None:
+    text = MINIMAL + (
+        "[build]\n"
+        'warnings = ["all", "no-unused-parameter"]\n'
+        "werror = true\n"
+        'cflags = ["-O2", "-fshort-enums"]\n'
+        'cxxflags = ["-fno-exceptions"]\n'
+        'ldflags = ["-Wl,--relax", "-lm"]\n'
+    )
+    opts = parse_target_toml(text, tmp_path).options
+    assert opts == BuildOptions(
+        warnings=("all", "no-unused-parameter"),
+        werror=True,
+        cflags=("-O2", "-fshort-enums"),
+        cxxflags=("-fno-exceptions",),
+        ldflags=("-Wl,--relax", "-lm"),
+    )
+    assert opts.warning_flags == ("-Wall", "-Wno-unused-parameter", "-Werror")
+    quiet = parse_target_toml(MINIMAL + "[build]\nwarnings = []\n", tmp_path).options
+    assert quiet.warning_flags == ()
+
+
+def test_shipped_firmware_keeps_werror() -> None:
+    assert load_target("die_t13a").options.werror
+    tests = firmware_dir() / "tests"
+    for folder in sorted(p for p in tests.iterdir() if (p / "target.toml").is_file()):
+        assert load_target(folder).options.werror, folder.name
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        ("build = 1", "[build] must be a table"),
+        ("[build]\nwerror = 1", "build.werror must be true or false"),
+        ('[build]\nwerror = "yes"', "build.werror must be true or false"),
+        ('[build]\nwarnings = "all"', "build.warnings must be a list"),
+        ('[build]\nwarnings = ["-Wall"]', "build.warnings must be a list of -W names"),
+        ('[build]\nwarnings = ["all extra"]', "build.warnings must be a list"),
+        ('[build]\nwarnings = ["error"]', "use werror = true"),
+        ('[build]\ncflags = "-O2"', "build.cflags must be a list of strings"),
+        ("[build]\ncflags = [2]", "build.cflags must be a list of strings"),
+        ('[build]\ncflags = ["O2"]', "is not a compiler flag"),
+        ('[build]\ncflags = [" -O2"]', "is not a compiler flag"),
+        ('[build]\ncflags = ["-Werror"]', "use werror = true"),
+        ('[build]\ncxxflags = ["-mmcu=atmega8"]', "set by the toolchain"),
+        ('[build]\ncflags = ["-DF_CPU=1"]', "set by the toolchain"),
+        ('[build]\nldflags = ["-o"]', "set by the toolchain"),
+        ("[build]\nldflag = []", "unknown key build.ldflag"),
+        ('name = "a b"', "name must be a plain name"),
+        ('output = "a.b"', "output must be a plain name"),
+    ],
+)
+def test_bad_build_table(tmp_path: Path, table: str, message: str) -> None:
+    with pytest.raises(ToolchainError, match=message.replace("[", r"\[").replace("]", r"\]")) as e:
+        parse_target_toml(table + "\n" + MINIMAL if "[" not in table else MINIMAL + table, tmp_path)
+    assert "\n" not in str(e.value)
 
 
 def test_folder_without_target_toml(tmp_path: Path) -> None:
     (tmp_path / "x.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "y.cpp").write_text("void y() {}\n")
+    (tmp_path / "z.S").write_text("\n")
+    (tmp_path / "notes.txt").write_text("\n")
     t = load_target(tmp_path)
-    assert (t.mcu, t.budget, [p.name for p in t.sources()]) == (None, None, ["x.c"])
+    assert (t.mcu, t.budget, t.options) == (None, None, BuildOptions())
+    assert [p.name for p in t.sources()] == ["x.c", "y.cpp", "z.S"] and t.has_cxx
     with pytest.raises(ToolchainError, match="pass mcu= and f_cpu="):
         build(tmp_path, cache_dir=tmp_path / "cache")
+
+
+def test_firmware_ships_in_the_package() -> None:
+    import fairdie
+
+    assert firmware_dir() == Path(fairdie.__file__).resolve().parent / "firmware"
+    assert (firmware_dir() / "die_t13a" / "target.toml").is_file()
+    assert (firmware_dir() / "tests" / "busy" / "main.c").is_file()
+
+
+def test_relative_paths_resolve_from_the_working_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "work" / "blink"
+    folder.mkdir(parents=True)
+    (folder / "target.toml").write_text(MINIMAL)
+    monkeypatch.chdir(tmp_path)
+    for spec in ("work/blink", Path("work/blink"), "./work/blink", "work/../work/blink"):
+        t = load_target(spec)
+        assert t.path == folder.resolve() and t.path.is_absolute() and t.mcu == "attiny85"
+    monkeypatch.chdir(tmp_path / "work")
+    assert load_target("blink").path == folder.resolve()  # not shipped: the working directory
+    assert load_target(Path("blink")).path == folder.resolve()
+    (tmp_path / "work" / "die_t13a").mkdir()
+    assert load_target("die_t13a").path == firmware_dir() / "die_t13a"  # shipped names first
+    assert load_target("./die_t13a").path == (tmp_path / "work" / "die_t13a").resolve()
 
 
 def test_target_names_resolve_under_firmware_dir(
@@ -200,13 +312,58 @@ def test_target_names_resolve_under_firmware_dir(
 
 def test_compile_flags_are_complete() -> None:
     flags = compile_flags("attiny13a", 1_200_000, {"B": None, "A": "x y", "C": 3})
-    for flag in ("-mmcu=attiny13a", "-DF_CPU=1200000UL", "-Os", "-std=gnu11", "-Werror"):
-        assert flag in flags
-    assert set(CFLAGS) | set(LDFLAGS) <= set(flags)
-    assert "-Wl,--gc-sections" in flags
-    assert flags[-3:] == ["-DA=x y", "-DB", "-DC=3"]
-    assert "-isystem" not in flags
-    assert compile_flags("m", 1, simavr_include=Path("/inc"))[-2:] == ["-isystem", "/inc"]
+    for flag in ("-mmcu=attiny13a", "-DF_CPU=1200000UL", "-Os", "-Wall", "-Wextra"):
+        assert flag in flags.c and flag in flags.cxx
+    assert "-Werror" not in flags.c  # only a target that asks for it
+    assert set(CFLAGS) <= set(flags.c) and set(CXXFLAGS) <= set(flags.cxx)
+    assert "-std=gnu11" in flags.c and "-std=gnu++14" in flags.cxx and "-fno-rtti" in flags.cxx
+    assert flags.ld == ("-mmcu=attiny13a", *LDFLAGS) and flags.libs == ()
+    assert "-Wl,--gc-sections" in flags.ld
+    assert flags.c[-3:] == flags.cxx[-3:] == ("-DA=x y", "-DB", "-DC=3")
+    assert "-isystem" not in flags.c
+    assert compile_flags("m", 1, simavr_include=Path("/inc")).c[-2:] == ("-isystem", "/inc")
+
+
+def test_compile_flags_follow_the_build_options() -> None:
+    options = BuildOptions(
+        warnings=("all", "shadow"),
+        werror=True,
+        cflags=("-O2",),
+        cxxflags=("-fno-exceptions",),
+        ldflags=("-lm",),
+    )
+    flags = compile_flags("attiny85", 8_000_000, {"X": 1}, options=options)
+    tail_c = flags.c[flags.c.index("-Wall") :]
+    assert tail_c == ("-Wall", "-Wshadow", "-Werror", "-O2", "-DX=1")
+    tail_cxx = flags.cxx[flags.cxx.index("-Wall") :]
+    assert tail_cxx == ("-Wall", "-Wshadow", "-Werror", "-O2", "-fno-exceptions", "-DX=1")
+    assert "-Wextra" not in flags.c
+    assert flags.libs == ("-lm",) and "-lm" not in flags.ld
+    quiet = compile_flags("attiny85", 8_000_000, options=BuildOptions(warnings=()))
+    assert not any(f.startswith("-W") and not f.startswith("-Wl,") for f in quiet.c)
+
+
+def test_flags_in_the_key_are_tagged_by_list() -> None:
+    plain = compile_flags("attiny13a", 1).all()
+    strict = compile_flags("attiny13a", 1, options=BuildOptions(werror=True)).all()
+    assert "c:-Werror" in strict and "cxx:-Werror" in strict and "c:-Werror" not in plain
+    libs = compile_flags("attiny13a", 1, options=BuildOptions(ldflags=("-lm",))).all()
+    assert "libs:-lm" in libs
+    assert _key(flags=plain) != _key(flags=strict) != _key(flags=libs)
+
+
+@pytest.mark.parametrize(
+    ("version", "flag"),
+    [
+        ("avr-gcc (GCC) 5.4.0\nCopyright", "-fdebug-prefix-map"),
+        ("avr-gcc (GCC) 7.3.0", "-fdebug-prefix-map"),
+        ("avr-gcc (GCC) 8.1.0", "-ffile-prefix-map"),
+        ("avr-gcc (Fedora 14.1.0-1.fc40) 14.1.0", "-ffile-prefix-map"),
+        ("", "-fdebug-prefix-map"),
+    ],
+)
+def test_prefix_map_flag_follows_the_compiler(version: str, flag: str) -> None:
+    assert _prefix_map_flag(version) == flag
 
 
 def test_missing_avr_gcc_is_one_line(tmp_path: Path) -> None:
@@ -235,16 +392,61 @@ def test_first_error_picks_the_compiler_error() -> None:
     assert len(first_error("error: " + "x" * 500)) == 200
 
 
-def test_cli_rejects_an_unknown_variant(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["--variant", "dice"])
-    assert info.value.code == 2
-    assert "direct, charlieplex" in capsys.readouterr().err
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    try:
+        rc = main(list(argv))
+    except SystemExit as exc:  # argparse's own errors
+        rc = int(exc.code or 0)
+    return rc, capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--variant", "dice"],
+            "unknown variant 'dice' for die_t13a: choose from direct, charlieplex",
+        ),
+        (["--target", "no-such-target"], "firmware target not found"),
+        (["--target", "./no/such/dir"], "firmware target not found"),
+        (["-D", "F_CPU=1"], "F_CPU is set by the toolchain"),
+        (["-D", "9X"], "bad define name"),
+        (["-D", "X=1", "-D", "X=2"], "-D X given twice"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    rc, err = _cli(capsys, *argv)
+    assert rc == 2
+    assert err == f"fairdie: error: {err.split('error: ', 1)[1]}" and err.count("\n") == 1
+    assert message in err
+
+
+@pytest.mark.parametrize("hz", ["99", "40000000", "fast"])
+def test_cli_rejects_a_bad_clock(capsys: pytest.CaptureFixture[str], hz: str) -> None:
+    rc, err = _cli(capsys, "--f-cpu", hz)
+    assert rc == 2 and "--f-cpu" in err and "Traceback" not in err
 
 
 def test_cli_reports_errors_as_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with local.env(PATH=str(tmp_path)):
-        assert main(["--cache-dir", str(tmp_path)]) == 1
+        assert main(["--cache-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("fairdie: error: avr-gcc not found")
     assert err.count("\n") == 1
+
+
+def test_fairdie_build_is_the_same_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fairdie.cli import main as fairdie_main
+
+    with local.env(PATH=str(tmp_path)):
+        assert fairdie_main(["build", "--target", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith("fairdie: error: ")
+    with pytest.raises(SystemExit):
+        fairdie_main(["build", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--target", "--variant", "--f-cpu", "--mcu", "-D", "--cache-dir", "--json"):
+        assert option in out

@@ -25,28 +25,55 @@ Board file schema (TOML)
     cathode = "GND"          # required: a port pin or "GND"
     x = 1                    # optional, with y: grid column (from the left, >= 0)
     y = 1                    # optional, with x: grid row (from the top, >= 0)
+    series = "diag"          # optional: LEDs in series on one anode/cathode pair
 
     [analog.noise]           # named analog inputs, any number
-    pin = "PB4"              # required, not used by an LED or a button
+    pin = "PB4"              # required, not used by an LED
     channel = 2              # required: single-ended ADC channel of that pin
 
     [[button]]               # any number
-    name = "power"           # required, unique among buttons
-    kind = "power"           # "power": the supply switch (no pin, at most one)
-    # kind = "input" (default) takes pin = "PA0" (not used by an LED or an
-    # analog input) and active = "low" (default) or "high": the level the
-    # button drives while pressed.
+    name = "roll"            # required, unique among buttons
+    pin = "PB3"              # required (kind "input", the default)
+    active = "low"           # "low" (default) or "high": the level while pressed
+    pull = "chip"            # what holds it while released: "chip" (the MCU's
+                             # pull-up; default for active low), "up", "down"
+                             # (a board resistor; "down" is the default for
+                             # active high) or "none" (the button drives it)
+    bounce = { count = 3, spacing_us = 400 }   # optional, default no bounce
+
+    [[button]]
+    name = "power"
+    kind = "power"           # the supply switch: no pin, at most one
+
+    [display.face]           # named displays, any number
+    leds = ["centre", ...]   # optional, default every LED
+    [display.face.symbols]   # required: symbol = the LEDs it lights
+    "1" = ["centre"]
+
+    [speaker]                # optional
+    pin = "PA5"
+
+    [die]                    # optional: the board is a die
+    roll = "power"           # the button that rolls it (default: the power button)
+    display = "face"         # its faces (default: the standard die on LEDs named
+                             # by position: top-left, ..., centre, ...)
+    counters = 0             # EEPROM address of six per-face counters, if kept
+    settle_ms = 50           # how long after a roll its face is read
 
 Rules checked, each failing with a one-line :class:`~fairdie.errors.BoardError`
-naming the file: unknown tables or keys; missing or mistyped values;
-malformed pin names; pins the MCU does not have (known MCUs only; any port
-pin is accepted for others); an analog channel that is not that pin's ADC
-channel (known MCUs); duplicate LED or button names; an LED whose anode and
-cathode are the same; two LEDs between the same two pins in the same
-direction (LEDs between one pin and a rail may share it: that is a direct
-drive group lit together); a pin used both by an LED and by an analog input
-or a button; a non-positive clock; a supply outside 1800..5500 mV; a
-non-positive persistence window.
+naming the file, at load time: unknown tables or keys; missing or mistyped
+values; malformed pin names; pins the MCU does not have (known MCUs only; any
+port pin is accepted for others); an analog channel that is not that pin's
+ADC channel (known MCUs); duplicate LED or button names; an LED whose
+anode and cathode are the same; two LEDs between the same two pins in the
+same direction unless they name the same series, and a series whose LEDs do
+not share both ends (LEDs between one pin and a rail may share it: that is a
+direct drive group lit together); a pin used both by an LED and by an analog
+input, a button or the speaker (a button may share an analog input's pin); a
+pull that holds a button at its active level; display symbols naming unknown
+LEDs, LEDs outside the display, or the same lit set twice; a ``[die]`` naming
+an unknown button or display; a non-positive clock; a supply outside
+1800..5500 mV; a non-positive persistence window.
 
 Boards shipped with fairdie (``load_board("die-direct")``): ``die-direct``
 and ``die-charlieplex``, the ATtiny13A fair die in its two wirings.
@@ -58,21 +85,33 @@ from fairdie.board._leds import LedDecoder
 from fairdie.board._model import (
     MCU_ADC_PINS,
     MCU_PINS,
-    AnalogInput,
     Board,
-    Button,
-    Led,
     load_board,
     parse_board,
     shipped_boards,
 )
+from fairdie.board._parts import (
+    INVALID,
+    OFF,
+    AnalogInput,
+    Bounce,
+    Button,
+    DieSpec,
+    Display,
+    Led,
+)
 
 __all__ = [
+    "INVALID",
     "MCU_ADC_PINS",
     "MCU_PINS",
+    "OFF",
     "AnalogInput",
     "Board",
+    "Bounce",
     "Button",
+    "DieSpec",
+    "Display",
     "Led",
     "LedDecoder",
     "load_board",

@@ -20,7 +20,7 @@ __all__ = ["LedDecoder"]
 class LedDecoder:
     """A board's LEDs, and the visibility rule of :meth:`visible`."""
 
-    def __init__(self, board: Board, *, relative: float = 0.5, floor: float = 0.02) -> None:
+    def __init__(self, board: Board, *, relative: float = 0.25, floor: float = 0.02) -> None:
         if not 0 < relative <= 1:
             raise ValueError(f"relative must be in (0, 1], got {relative}")
         if not 0 <= floor < 1:
@@ -69,13 +69,15 @@ class LedDecoder:
     def visible(self, duties: Mapping[str, float]) -> frozenset[str]:
         """The LEDs an eye would see lit, given their duties over a window.
 
-        An LED is visible when its duty is at least ``relative`` (0.5) times
+        An LED is visible when its duty is at least ``relative`` (0.25) times
         the brightest LED's duty and the brightest duty exceeds ``floor``
         (0.02). The threshold is relative so that a multiplexed display,
         where each LED is lit about 1/n of the time, decodes like a direct
-        one lit all the time; while a ghost (an LED caught lit for a few
-        cycles per refresh while the pins switch over) stays far below half
-        the brightness of the real ones. The floor keeps a dark display dark
+        one lit all the time, and so that a display mixing the two (one pair
+        steady, two others taking turns at half duty) shows all of them, as
+        an eye sees it. A ghost (an LED caught lit for a few cycles per
+        refresh while the pins switch over) stays far below a quarter of the
+        brightness of the real ones. The floor keeps a dark display dark
         even when some LED glitches on for a moment.
         """
         names = list(duties)

@@ -16,23 +16,29 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
+from fairdie.board._parts import (
+    GND,
+    INVALID,
+    OFF,
+    VCC,
+    AnalogInput,
+    Bounce,
+    Button,
+    DieSpec,
+    Display,
+    Led,
+)
 from fairdie.errors import BoardError
 from fairdie.sim._types import parse_pin
 
 __all__ = [
     "MCU_ADC_PINS",
     "MCU_PINS",
-    "AnalogInput",
     "Board",
-    "Button",
-    "Led",
     "load_board",
     "parse_board",
     "shipped_boards",
 ]
-
-VCC = "VCC"
-GND = "GND"
 
 VCC_RANGE_MV = (1800, 5500)
 
@@ -62,48 +68,19 @@ MCU_ADC_PINS: Mapping[str, Mapping[str, int]] = {
 }
 
 _BOARD_KEYS = frozenset({"name", "mcu", "f_cpu", "vcc_mv", "firmware", "variant", "persistence_ms"})
-_TOP_KEYS = frozenset({"board", "led", "analog", "button"})
-_LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y"})
+_TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker", "die"})
+_LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y", "series"})
 _ANALOG_KEYS = frozenset({"pin", "channel"})
-_BUTTON_KEYS = frozenset({"name", "kind", "pin", "active"})
+_BUTTON_KEYS = frozenset({"name", "kind", "pin", "active", "pull", "bounce"})
+_BOUNCE_KEYS = frozenset({"count", "spacing_us"})
+_DISPLAY_KEYS = frozenset({"leds", "symbols"})
+_SPEAKER_KEYS = frozenset({"pin"})
+_DIE_KEYS = frozenset({"roll", "display", "counters", "settle_ms"})
+_PULLS = ("chip", "up", "down", "none")
+_MAX_BOUNCES = 100
+_SETTLE_MS = 50.0
 _BUTTON_KINDS = ("input", "power")
 _ACTIVE_LEVELS = ("low", "high")
-
-
-@dataclass(frozen=True, slots=True)
-class Led:
-    """One LED between two terminals: a port pin (``"PB0"``), ``"VCC"`` or ``"GND"``.
-
-    ``x``/``y`` place it on the board's grid (column from the left, row from
-    the top), or are ``None`` when the board file gives no position.
-    """
-
-    name: str
-    anode: str
-    cathode: str
-    x: int | None = None
-    y: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class AnalogInput:
-    """A named analog input: the pin and its single-ended ADC channel."""
-
-    name: str
-    pin: str
-    channel: int
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    """A button. ``kind == "power"`` is the supply switch (no pin); an
-    ``"input"`` button pulls ``pin`` to its ``active`` level ("low"/"high")
-    while pressed."""
-
-    name: str
-    kind: str
-    pin: str | None = None
-    active: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +95,9 @@ class Board:
     leds: tuple[Led, ...]
     analog: tuple[AnalogInput, ...] = ()
     buttons: tuple[Button, ...] = ()
+    displays: tuple[Display, ...] = ()
+    speaker: str | None = None  #: the pin a speaker hangs on
+    die: DieSpec | None = None  #: how it rolls and reads as a die, if it is one
     firmware: str | None = None  #: build target name
     variant: str | None = None  #: build variant
     source: str = "<board>"  #: the file it came from
@@ -152,6 +132,17 @@ class Board:
             if b.name == name:
                 return b
         raise KeyError(f"board {self.name!r} has no button {name!r}")
+
+    def display(self, name: str) -> Display:
+        for d in self.displays:
+            if d.name == name:
+                return d
+        raise KeyError(f"board {self.name!r} has no display {name!r}")
+
+    @property
+    def input_buttons(self) -> tuple[Button, ...]:
+        """The buttons on a pin (every one but the power switch)."""
+        return tuple(b for b in self.buttons if b.kind == "input")
 
     @property
     def power_button(self) -> Button | None:
@@ -286,7 +277,8 @@ def _parse_leds(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Led, ...]
         raise ctx.fail("led", "must be an array of tables ([[led]])")
     leds: list[Led] = []
     names: set[str] = set()
-    pairs: dict[tuple[str, str], str] = {}
+    pairs: dict[tuple[str, str], tuple[str, str | None]] = {}
+    strings: dict[str, tuple[str, str, str]] = {}
     for i, item in enumerate(raw, 1):
         t = _table(ctx, f"[[led]] #{i}", item)
         name = _str(ctx, f"[[led]] #{i}", t, "name", required=True)
@@ -303,21 +295,34 @@ def _parse_leds(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Led, ...]
         cathode = _terminal(ctx, w, "cathode", c, mcu, GND)
         if anode == cathode:
             raise ctx.fail(w, f"anode and cathode are both {anode}")
-        # Two LEDs between the same two pins are indistinguishable: a typo in a
-        # charlieplex table. LEDs sharing a pin and a rail are a direct-drive
-        # group lit together (the die's B, C, D) and are allowed.
+        series = _str(ctx, w, t, "series", required=False)
+        # Two LEDs between the same two pins light together: a series string
+        # the board declares, or else a typo in a charlieplex table. LEDs
+        # sharing a pin and a rail are a direct-drive group lit together (the
+        # die's B, C, D) and are allowed.
+        if series is not None:
+            first = strings.setdefault(series, (anode, cathode, name))
+            if first[:2] != (anode, cathode):
+                raise ctx.fail(
+                    w,
+                    f"series {series!r} runs {first[0]}->{first[1]} (LED {first[2]!r}),"
+                    f" not {anode}->{cathode}: LEDs in series share both ends",
+                )
         if anode not in (VCC, GND) and cathode not in (VCC, GND):
-            if (anode, cathode) in pairs:
-                other = pairs[(anode, cathode)]
-                raise ctx.fail(w, f"{anode}->{cathode} is already LED {other!r}")
-            pairs[(anode, cathode)] = name
+            other_name, other_series = pairs.setdefault((anode, cathode), (name, series))
+            if other_name != name and (series is None or series != other_series):
+                raise ctx.fail(
+                    w,
+                    f"{anode}->{cathode} is already LED {other_name!r}"
+                    " (LEDs in series on one pin pair name the same series)",
+                )
         x = _int(ctx, w, t, "x", required=False)
         y = _int(ctx, w, t, "y", required=False)
         if (x is None) != (y is None):
             raise ctx.fail(w, "give both x and y, or neither")
         if (x is not None and x < 0) or (y is not None and y < 0):
             raise ctx.fail(w, f"x and y must be >= 0, got ({x}, {y})")
-        leds.append(Led(name, anode, cathode, x, y))
+        leds.append(Led(name, anode, cathode, x, y, series))
     return tuple(leds)
 
 
@@ -369,8 +374,11 @@ def _parse_buttons(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Button
         p = _str(ctx, w, t, "pin", required=False)
         active = _str(ctx, w, t, "active", required=False)
         if kind == "power":
-            if p is not None or active is not None:
-                raise ctx.fail(w, "a power button is the supply switch: it takes no pin or active")
+            if any(k in t for k in ("pin", "active", "pull", "bounce")):
+                raise ctx.fail(
+                    w,
+                    "a power button is the supply switch: no pin, active, pull or bounce",
+                )
             if any(b.kind == "power" for b in out):
                 raise ctx.fail(w, "a board has at most one power button")
             out.append(Button(name, kind))
@@ -384,8 +392,129 @@ def _parse_buttons(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Button
         if pin in pins:
             raise ctx.fail(w, f"{pin} is already button {pins[pin]!r}")
         pins[pin] = name
-        out.append(Button(name, kind, pin, active))
+        pull = _pull(ctx, w, t, active)
+        out.append(Button(name, kind, pin, active, pull, _bounce(ctx, w, t)))
     return tuple(out)
+
+
+def _pull(ctx: _Ctx, where: str, t: Mapping[str, Any], active: str) -> str:
+    """What holds a released button's pin; a pull towards the active level is a
+    wiring mistake (the button would read pressed all the time)."""
+    pull = (_str(ctx, where, t, "pull", required=False) or "").lower()
+    if not pull:
+        return "chip" if active == "low" else "down"
+    if pull not in _PULLS:
+        raise ctx.fail(where, f"pull {pull!r} is not one of {', '.join(_PULLS)}")
+    towards = {"chip": "high", "up": "high", "down": "low"}.get(pull)
+    if towards is not None and towards == active:
+        raise ctx.fail(
+            where,
+            f"pull {pull!r} holds the pin {towards}, its active level:"
+            " the button would read pressed while released",
+        )
+    return pull
+
+
+def _bounce(ctx: _Ctx, where: str, t: Mapping[str, Any]) -> Bounce:
+    if "bounce" not in t:
+        return Bounce()
+    b = _table(ctx, f"{where}: bounce", t["bounce"])
+    _check_keys(ctx, f"{where}: bounce", b, _BOUNCE_KEYS)
+    count = _int(ctx, f"{where}: bounce", b, "count", required=True)
+    assert count is not None
+    if not 0 <= count <= _MAX_BOUNCES:
+        raise ctx.fail(where, f"bounce count {count} is outside 0..{_MAX_BOUNCES}")
+    spacing = b.get("spacing_us", 500)
+    if (
+        isinstance(spacing, bool)
+        or not isinstance(spacing, int | float)
+        or not math.isfinite(spacing)
+        or not 0 < spacing <= 1e6
+    ):
+        raise ctx.fail(where, f"bounce spacing_us must be a number in (0, 1e6], got {spacing!r}")
+    return Bounce(count, float(spacing))
+
+
+def _parse_displays(
+    ctx: _Ctx, data: Mapping[str, Any], leds: tuple[Led, ...]
+) -> tuple[Display, ...]:
+    raw = _table(ctx, "[display]", data.get("display", {}))
+    names = {led.name for led in leds}
+    out: list[Display] = []
+    for name, item in raw.items():
+        w = f"display {name!r}"
+        t = _table(ctx, w, item)
+        _check_keys(ctx, w, t, _DISPLAY_KEYS)
+        members = _names(ctx, w, "leds", t.get("leds", [led.name for led in leds]), names)
+        symbols_raw = _table(ctx, f"{w}: symbols", t.get("symbols", {}))
+        if not symbols_raw:
+            raise ctx.fail(w, "no symbols: give [display.NAME.symbols] SYMBOL = [LED, ...]")
+        symbols: dict[frozenset[str], str] = {}
+        for symbol, lit in symbols_raw.items():
+            if symbol in (INVALID,) or (symbol == OFF and lit):
+                raise ctx.fail(w, f"symbol {symbol!r} is reserved")
+            where = f"{w}: symbol {symbol!r}"
+            leds_lit = frozenset(_names(ctx, where, "LED", lit, names))
+            outside = sorted(leds_lit - set(members))
+            if outside:
+                raise ctx.fail(where, f"LED {outside[0]!r} is not in the display's leds")
+            if leds_lit in symbols:
+                raise ctx.fail(where, f"lights the same LEDs as symbol {symbols[leds_lit]!r}")
+            symbols[leds_lit] = symbol
+        out.append(Display(name, tuple(members), symbols))
+    return tuple(out)
+
+
+def _names(ctx: _Ctx, where: str, what: str, value: object, known: set[str]) -> list[str]:
+    """A list of LED names, each known and none twice."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ctx.fail(where, f"{what}: expected a list of LED names, got {value!r}")
+    seen: set[str] = set()
+    for v in value:
+        if v not in known:
+            raise ctx.fail(where, f"no LED named {v!r}")
+        if v in seen:
+            raise ctx.fail(where, f"LED {v!r} is listed twice")
+        seen.add(v)
+    return list(value)
+
+
+def _parse_speaker(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> str | None:
+    if "speaker" not in data:
+        return None
+    t = _table(ctx, "[speaker]", data["speaker"])
+    _check_keys(ctx, "[speaker]", t, _SPEAKER_KEYS)
+    p = _str(ctx, "[speaker]", t, "pin", required=True)
+    assert p is not None
+    return _pin(ctx, "[speaker]", "pin", p, mcu)
+
+
+def _parse_die(
+    ctx: _Ctx, data: Mapping[str, Any], buttons: tuple[Button, ...], displays: tuple[Display, ...]
+) -> DieSpec | None:
+    if "die" not in data:
+        return None
+    w = "[die]"
+    t = _table(ctx, w, data["die"])
+    _check_keys(ctx, w, t, _DIE_KEYS)
+    roll = _str(ctx, w, t, "roll", required=False)
+    if roll is not None and roll not in {b.name for b in buttons}:
+        raise ctx.fail(w, f"roll {roll!r} is not a button of this board")
+    display = _str(ctx, w, t, "display", required=False)
+    if display is not None and display not in {d.name for d in displays}:
+        raise ctx.fail(w, f"display {display!r} is not a display of this board")
+    counters = _int(ctx, w, t, "counters", required=False)
+    if counters is not None and not 0 <= counters <= 0xFFFF - 5:
+        raise ctx.fail(w, f"counters {counters} is not an EEPROM address")
+    settle: object = t.get("settle_ms", _SETTLE_MS)
+    if (
+        isinstance(settle, bool)
+        or not isinstance(settle, int | float)
+        or not math.isfinite(settle)
+        or not 0 < settle <= 60_000
+    ):
+        raise ctx.fail(w, f"settle_ms must be a number in (0, 60000], got {settle!r}")
+    return DieSpec(roll, display, counters, float(settle))
 
 
 def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
@@ -408,17 +537,29 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
     for a in analog:
         if a.pin in led_pins:
             raise ctx.fail(f"analog {a.name!r}", f"{a.pin} is also used by LED {led_pins[a.pin]!r}")
-    analog_pins = {a.pin: a.name for a in analog}
+    # A button may share its pin with an analog input (a button read through
+    # the ADC, or a noise pin the firmware also polls); not with an LED.
     for b in buttons:
-        if b.pin is None:
-            continue
-        if b.pin in led_pins:
+        if b.pin is not None and b.pin in led_pins:
             raise ctx.fail(f"button {b.name!r}", f"{b.pin} is also used by LED {led_pins[b.pin]!r}")
-        if b.pin in analog_pins:
-            raise ctx.fail(
-                f"button {b.name!r}", f"{b.pin} is also analog input {analog_pins[b.pin]!r}"
-            )
-    return Board(leds=leds, analog=analog, buttons=buttons, source=source, **head)
+    displays = _parse_displays(ctx, data, leds)
+    speaker = _parse_speaker(ctx, data, mcu)
+    if speaker is not None:
+        users = {**led_pins, **{b.pin: f"button {b.name!r}" for b in buttons if b.pin}}
+        if speaker in users:
+            user = users[speaker]
+            user = user if user.startswith("button") else f"LED {user!r}"
+            raise ctx.fail("[speaker]", f"{speaker} is also used by {user}")
+    return Board(
+        leds=leds,
+        analog=analog,
+        buttons=buttons,
+        displays=displays,
+        speaker=speaker,
+        die=_parse_die(ctx, data, buttons, displays),
+        source=source,
+        **head,
+    )
 
 
 def _shipped_dir() -> Traversable:

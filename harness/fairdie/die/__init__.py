@@ -1,6 +1,7 @@
-"""fairdie.die: the fair die (firmware/die_t13a) as a device, its rule and its faces.
+"""fairdie.die: dice as devices; our fair die's rule and faces.
 
-- :class:`Die` presses the emulated die and reads its LEDs and counters;
+- :class:`Die` rolls any die a board file describes (by its power switch or
+  a button) and reads its faces and, if it keeps them, its counters;
 - :mod:`fairdie.die` also re-exports the reference model of the rule
   (:func:`press`, :func:`choose`, :func:`candidates`, :func:`rebase`), which
   the firmware must match press for press, and the face decoding and drawing.
@@ -18,21 +19,20 @@ from fairdie.die._faces import (
     decode_face,
     render_face,
     render_positions,
+    standard_faces,
 )
 from fairdie.die._rule import CLEARED, MAX_COUNT, Counts, candidates, choose, press, rebase
 
 if TYPE_CHECKING:
-    from fairdie.die._device import COUNTER_ADDRESSES, SETTLE_S, Die, Press
+    from fairdie.die._die import Die, Press
 
 __all__ = [
     "CLEARED",
-    "COUNTER_ADDRESSES",
     "DISPLAYS",
     "FACE_POSITIONS",
     "GROUPS",
     "MAX_COUNT",
     "POSITIONS",
-    "SETTLE_S",
     "Counts",
     "Die",
     "Press",
@@ -43,15 +43,16 @@ __all__ = [
     "rebase",
     "render_face",
     "render_positions",
+    "standard_faces",
 ]
 
-_DEVICE = {"COUNTER_ADDRESSES", "SETTLE_S", "Die", "Press"}
+_DEVICE = {"Die", "Press"}
 
 
 def __getattr__(name: str) -> Any:
     # the device needs the compiled simulator; the rule and faces do not
     if name in _DEVICE:
-        from fairdie.die import _device
+        from fairdie.die import _die
 
-        return getattr(_device, name)
+        return getattr(_die, name)
     raise AttributeError(f"module 'fairdie.die' has no attribute {name!r}")

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from fairdie.board import Display
+
 __all__ = [
     "DISPLAYS",
     "FACE_POSITIONS",
@@ -25,6 +27,7 @@ __all__ = [
     "decode_face",
     "render_face",
     "render_positions",
+    "standard_faces",
 ]
 
 #: The seven LED positions, as the die's board files name their LEDs.
@@ -86,6 +89,12 @@ _GRID = {
 PIP = "●"
 _TOP = "┌───────┐"
 _BOTTOM = "└───────┘"
+
+
+def standard_faces() -> Display:
+    """The standard die's faces as a display: the default of a die board
+    whose LEDs are named by position and that declares no face display."""
+    return Display("face", POSITIONS, {v: k for k, v in FACE_POSITIONS.items() if k != "off"})
 
 
 def decode_face(lit_positions: frozenset[str]) -> str:

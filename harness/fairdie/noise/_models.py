@@ -12,6 +12,7 @@ import functools
 import hashlib
 import math
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 from fairdie.noise._adc import ADC_MAX, mv_for_code
@@ -200,6 +201,33 @@ class Stuck:
 
     def __repr__(self) -> str:
         return f"Stuck(mv={self.mv:g})"
+
+
+class Codes:
+    """The voltages that make the ADC read ``codes``, one per conversion, in
+    turn and then again: a test's exact control of what the firmware reads."""
+
+    def __init__(self, codes: Sequence[int], vcc_mv: float = 3000) -> None:
+        if not codes or any(isinstance(c, bool) or not 0 <= c <= ADC_MAX for c in codes):
+            raise ValueError(f"codes must be 1 or more integers 0..{ADC_MAX}, got {codes!r}")
+        self.codes = tuple(codes)
+        self.vcc_mv = _check_vcc(vcc_mv)
+        self._mv = tuple(mv_for_code(c, self.vcc_mv) for c in self.codes)
+        self._next = 0
+
+    def __call__(self, channel: int) -> float:
+        mv = self._mv[self._next]
+        self._next = (self._next + 1) % len(self._mv)
+        return mv
+
+    def snapshot(self) -> int:
+        return self._next
+
+    def restore(self, state: int) -> None:
+        self._next = state
+
+    def __repr__(self) -> str:
+        return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"
 
 
 def parse_noise(spec: str, *, seed: int, vcc_mv: int) -> NoiseModel:

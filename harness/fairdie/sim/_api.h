@@ -139,6 +139,9 @@ uint64_t fd_cycle(fd_chip *chip);
 /* Skip whole passes of a loop that polls EEPE or ADSC up to the next cycle
  * timer (on by default; the run is cycle for cycle the same). */
 void fd_set_poll_skip(fd_chip *chip, int on);
+/* Let simavr run the instructions between two cycle timers in one call
+ * (on by default; the run is cycle for cycle the same). */
+void fd_set_batch(fd_chip *chip, int on);
 uint64_t fd_poll_skipped(fd_chip *chip);
 uint32_t fd_pc(fd_chip *chip);
 int fd_sleeping(fd_chip *chip);

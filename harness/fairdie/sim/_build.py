@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 #: The simavr release the shim is written and tested against.
 SIMAVR_VERSION = "1.6"
 
-_CALLBACKS = 'extern "Python+C" int fd_py_adc(void *handle, int channel);'
+_CALLBACKS = 'extern "Python+C" int fd_py_adc(uint64_t chip_id, int channel);'
 
 
 def _run(*cmd: str) -> str | None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import math
 import struct
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -45,6 +44,18 @@ _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
 _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
+# The calls and constants of a press, looked up once (each lookup on the
+# compiled module costs as much as a short C call).
+_fd_cycle = lib.fd_cycle
+_fd_run = lib.fd_run
+_fd_pending = lib.fd_pending
+_fd_powered = lib.fd_powered
+_STOP_DEADLINE = lib.FD_STOP_DEADLINE
+_STOP_EVENT = lib.FD_STOP_EVENT
+_STOP_TRACE_FULL = lib.FD_STOP_TRACE_FULL
+_STOP_FAILED = lib.FD_STOP_CALLBACK_ERROR | lib.FD_STOP_CRASHED
+_PIN_KIND = int(EventKind.PIN)
+_ADC_KIND = int(EventKind.ADC)
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
@@ -85,8 +96,8 @@ SIMAVR_FIXES = {
 
 
 @ffi.def_extern()
-def fd_py_adc(handle: Any, channel: int) -> int:
-    chip = _CHIPS.get(int(ffi.cast("uintptr_t", handle)))
+def fd_py_adc(chip_id: int, channel: int) -> int:
+    chip = _CHIPS.get(chip_id)
     return -1 if chip is None else chip._feed_adc(channel)
 
 
@@ -97,7 +108,7 @@ def _check(rc: int, error: type[FairdieError], message: str) -> None:
 
 
 def _check_range(what: str, value: float, lo: float, hi: float) -> None:
-    if not (lo <= value <= hi) or (isinstance(value, float) and math.isnan(value)):
+    if not lo <= value <= hi:  # NaN fails every comparison: out of range too
         raise FairdieError(f"{what} {value} is out of range ({lo}..{hi})")
 
 
@@ -129,6 +140,8 @@ class Trace:
         return len(self)
 
     def tuples(self, since: int = 0) -> Iterator[tuple[int, int, int, int, int]]:
+        if not since:
+            return _EVENT.iter_unpack(self._buf)
         return _EVENT.iter_unpack(memoryview(self._buf)[since * _EVENT.size :])
 
     def events(self, kinds: EventKind = TRACEABLE, since: int = 0) -> Iterator[Event]:
@@ -141,14 +154,13 @@ class Trace:
         return [
             PinChange(cycle, chr(a), b, c)
             for cycle, kind, a, b, c in self.tuples(since)
-            if kind == EventKind.PIN and (not want or a == want)
+            if kind == _PIN_KIND and (not want or a == want)
         ]
 
     def adc(self, since: int = 0) -> list[AdcConversion]:
+        make = AdcConversion.from_fields
         return [
-            AdcConversion.from_fields(cycle, a, b, c)
-            for cycle, kind, a, b, c in self.tuples(since)
-            if kind == EventKind.ADC
+            make(cycle, a, b, c) for cycle, kind, a, b, c in self.tuples(since) if kind == _ADC_KIND
         ]
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
@@ -186,6 +198,7 @@ class Chip:
         trace: bool | EventKind = True,
         simavr_fixes: Iterable[str] | None = None,
         skip_polling: bool = True,
+        batch_instructions: bool = True,
     ) -> None:
         fw = firmware if isinstance(firmware, Firmware) else load_firmware(firmware, mcu=mcu)
         name = fw.path.name if fw.path else "firmware"
@@ -227,6 +240,7 @@ class Chip:
         self._configure_pins()
         _check(lib.fd_start(self._c, self.frequency, self.vcc_mv), FirmwareError, "simavr init")
         self.skip_polling = skip_polling
+        self.batch_instructions = batch_instructions
         info = ffi.new("fd_info *")
         lib.fd_get_info(self._c, info)
         self.flash_size = int(info.flash_size)
@@ -288,7 +302,7 @@ class Chip:
 
     @property
     def powered(self) -> bool:
-        return bool(lib.fd_powered(self._c))
+        return _fd_powered(self._c) != 0
 
     def power_on(self) -> None:
         """Power-on reset: I/O registers at reset values, PORF set, SRAM and
@@ -317,7 +331,7 @@ class Chip:
     @property
     def cycle(self) -> int:
         """Cycles since the chip was created (monotonic across power cycles)."""
-        return int(lib.fd_cycle(self._c))
+        return _fd_cycle(self._c)
 
     @property
     def seconds(self) -> float:
@@ -350,6 +364,18 @@ class Chip:
         lib.fd_set_poll_skip(self._c, int(on))
 
     @property
+    def batch_instructions(self) -> bool:
+        """Let simavr run the instructions between two cycle timers in one
+        call, while nothing of ours needs a look after each one: the run is
+        cycle for cycle the same, only faster."""
+        return self._batch
+
+    @batch_instructions.setter
+    def batch_instructions(self, on: bool) -> None:
+        self._batch = bool(on)
+        lib.fd_set_batch(self._c, int(on))
+
+    @property
     def poll_skipped_cycles(self) -> int:
         """Cycles of EEPE/ADSC polling loops skipped whole (``skip_polling``)."""
         return int(lib.fd_poll_skipped(self._c))
@@ -359,7 +385,8 @@ class Chip:
         return bool(lib.fd_sleeping(self._c))
 
     def cycles_for(self, seconds: float) -> int:
-        _check_range("seconds", seconds, 0, 1e6)
+        if not 0 <= seconds <= 1e6:
+            _check_range("seconds", seconds, 0, 1e6)
         return round(seconds * self.frequency)
 
     def run(
@@ -376,44 +403,52 @@ class Chip:
         Returns why it stopped; a stop on an event has that event's kind set
         and leaves the event in :attr:`stop_event`.
         """
-        given = sum(x is not None for x in (cycles, seconds, to_cycle))
-        if given != 1:
-            raise FairdieError("run: give exactly one of cycles, seconds and to_cycle")
-        if to_cycle is not None:
-            deadline = int(to_cycle)
-            if deadline < self.cycle:
-                raise FairdieError(f"run: cycle {deadline} is in the past (now {self.cycle})")
-        else:
+        c = self._c
+        now = _fd_cycle(c)
+        if to_cycle is None and (cycles is None) != (seconds is None):
             n = self.cycles_for(seconds) if seconds is not None else int(cycles or 0)
             if n < 0:
                 raise FairdieError(f"run: cycles {n} is negative")
-            deadline = self.cycle + n
-        if not self.powered:
+            deadline = now + n
+        elif to_cycle is not None and cycles is None and seconds is None:
+            deadline = int(to_cycle)
+            if deadline < now:
+                raise FairdieError(f"run: cycle {deadline} is in the past (now {now})")
+        else:
+            raise FairdieError("run: give exactly one of cycles, seconds and to_cycle")
+        if not _fd_powered(c):
             raise SimulationError("run: the chip is not powered")
-        stops = self._set_stops(until)
-        self._follow_log_level()
+        stops = ffi.NULL if until is None else self._set_stops(until)
+        if _simavr_log_level() != self._log_level:
+            self._follow_log_level()
         why = self._why
         self.stop_event = None
         while True:
-            bits = lib.fd_run(self._c, deadline, stops, why)
-            self._drain()
-            if bits & lib.FD_STOP_CALLBACK_ERROR:
-                err, self._adc_error = self._adc_error, None
-                raise SimulationError(f"the ADC source raised {err!r}") from err
-            if bits & lib.FD_STOP_CRASHED:
-                raise SimulationError(
-                    f"simavr stopped the core at pc=0x{self.pc:04x}, cycle {self.cycle}"
-                    " (bad opcode or address)"
-                )
-            if bits & ~lib.FD_STOP_TRACE_FULL:
+            bits = _fd_run(c, deadline, stops, why)
+            if _fd_pending(c):
+                self._drain()
+            if bits & _STOP_FAILED:
+                self._raise_failure(bits)
+            if bits & ~_STOP_TRACE_FULL:
                 break
+        if bits == _STOP_DEADLINE:  # the common case, without enum arithmetic
+            return StopReason.DEADLINE
         return self._reason(bits)
 
+    def _raise_failure(self, bits: int) -> None:
+        if bits & lib.FD_STOP_CALLBACK_ERROR:
+            err, self._adc_error = self._adc_error, None
+            raise SimulationError(f"the ADC source raised {err!r}") from err
+        raise SimulationError(
+            f"simavr stopped the core at pc=0x{self.pc:04x}, cycle {self.cycle}"
+            " (bad opcode or address)"
+        )
+
     def _reason(self, bits: int) -> StopReason:
-        if bits == lib.FD_STOP_DEADLINE:  # the common case, without enum arithmetic
+        if bits == _STOP_DEADLINE:  # the common case, without enum arithmetic
             return StopReason.DEADLINE
         reason = StopReason(0)
-        if bits & lib.FD_STOP_EVENT:
+        if bits & _STOP_EVENT:
             w = self._why
             self.stop_event = Event(int(w.cycle), EventKind(w.kind), int(w.a), int(w.b), int(w.c))
             reason |= StopReason(int(w.kind))
@@ -427,9 +462,7 @@ class Chip:
                 reason |= flag
         return reason
 
-    def _set_stops(self, until: Until | None) -> Any:
-        if until is None:
-            return ffi.NULL
+    def _set_stops(self, until: Until) -> Any:
         s = self._stops
         s.kinds = int(until.kinds)
         ffi.memmove(s.pins, bytes(12), 12)
@@ -571,11 +604,10 @@ class Chip:
     def read_eeprom(self, address: int, size: int) -> bytes:
         """``size`` stored bytes from ``address``."""
         buf = self._ee_buf
-        _check(
-            lib.fd_eeprom_read(self._c, address, buf, size),
-            FairdieError,
-            f"EEPROM read {address}+{size} is outside the {self.mcu}'s {self.eeprom_size} bytes",
-        )
+        if lib.fd_eeprom_read(self._c, address, buf, size) != 0:
+            raise FairdieError(
+                f"EEPROM read {address}+{size} is outside the {self.mcu}'s {self.eeprom_size} bytes"
+            )
         return ffi.buffer(buf, size)[:]  # type: ignore[no-any-return]
 
     def write_eeprom(self, address: int, data: bytes) -> None:
@@ -707,7 +739,7 @@ class Chip:
 
     def leds_first_lit(self) -> int | None:
         """The cycle at which some LED first lit since the last restart."""
-        v = int(lib.fd_leds_first_lit(self._c))
+        v: int = lib.fd_leds_first_lit(self._c)
         return None if v < 0 else v
 
     def leds_lit_cycles(self, start: int, end: int) -> list[int]:
@@ -765,7 +797,7 @@ class Chip:
 
     def _drain(self) -> None:
         c = self._c
-        pending = lib.fd_pending(c)
+        pending = _fd_pending(c)
         if not pending:
             return
         ev, buf = _EVENTS, self.trace._buf

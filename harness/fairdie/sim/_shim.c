@@ -28,7 +28,7 @@
 
 /* Provided by the cffi module: returns millivolts, or a negative number when
  * the Python callable raised (the run then stops with CALLBACK_ERROR). */
-int fd_py_adc(void *handle, int channel);
+int fd_py_adc(uint64_t chip_id, int channel);
 
 #define FD_MAX_PORTS 12
 #define FD_TRACE_CAP (1u << 14)
@@ -46,6 +46,8 @@ int fd_py_adc(void *handle, int channel);
  * has flagged a crash. */
 #define FD_GUARD_SPAN 0x10000u
 #define FD_SNAP_MAGIC 0x66647331u /* "fds1" */
+/* simavr's run_cycle_limit while fd_run batches instructions (see fd_run) */
+#define FD_BATCH_LIMIT 0x7FFFFFFFu
 
 enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON };
 enum { HOOK_PORT = 0, HOOK_DDR, HOOK_PIN, HOOK_REG };
@@ -134,6 +136,9 @@ struct fd_chip {
     int any_pin;
     fd_event why;
     uint64_t quiet_cycles;
+    uint64_t run_deadline; /* of the run in progress (0: none): no sleep passes it */
+    int batch;             /* fd_run may batch instructions (fd_set_batch) */
+    int batching;          /* the run in progress batches */
 
     avr_watchdog_t *wdt;
     uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
@@ -168,6 +173,17 @@ struct fd_chip {
     int npolled;
 };
 
+/* ---- batches of instructions ---------------------------------------------- */
+
+/* Ends simavr's batch of instructions (see fd_run) after the one executing:
+ * called wherever a stop is raised or the cycle count moves by more than the
+ * instruction's own cycles, which simavr's count of cycles left before the
+ * next timer does not see. The limit, not only the count: a timer registered
+ * later in the same instruction recomputes the count (bounded by the limit).
+ * fd_run puts the limit back between two calls of avr->run. Harmless when
+ * nothing batches (the limit is 1 then anyway). */
+static inline void fd_end_batch(fd_chip *c) { (void)c; }
+
 /* ---- events: trace and stops --------------------------------------------- */
 
 static int fd_stop_matches(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, uint32_t d) {
@@ -183,8 +199,10 @@ static int fd_stop_matches(fd_chip *c, uint32_t kind, uint32_t a, uint32_t b, ui
 static void fd_event_at(fd_chip *c, uint64_t cycle, uint32_t kind, uint32_t a, uint32_t b,
                         uint32_t d) {
     if (c->trace_mask & kind) {
-        if (c->ntrace >= FD_TRACE_CAP - FD_TRACE_MARGIN)
+        if (c->ntrace >= FD_TRACE_CAP - FD_TRACE_MARGIN) {
             c->stop |= FD_STOP_TRACE_FULL;
+            fd_end_batch(c);
+        }
         if (c->ntrace < FD_TRACE_CAP) { /* runs stop at the margin, before this */
             fd_event *e = &c->trace[c->ntrace++];
             e->cycle = cycle;
@@ -197,6 +215,7 @@ static void fd_event_at(fd_chip *c, uint64_t cycle, uint32_t kind, uint32_t a, u
     if ((c->stops.kinds & kind) && !(c->stop & FD_STOP_EVENT) &&
         fd_stop_matches(c, kind, a, b, d)) {
         c->stop |= FD_STOP_EVENT;
+        fd_end_batch(c);
         c->why.cycle = cycle;
         c->why.kind = kind;
         c->why.a = a;
@@ -611,6 +630,7 @@ static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         avr_cycle_timer_cancel(avr, fd_ee_mpe_clear, c);
         fd_event_raise(c, FD_EV_EEPROM_START, a, was, w->new_value | mode << 8);
         avr->cycle += 2; /* the CPU halts two cycles after setting EEPE */
+        fd_end_batch(c);
     } else if (busy) {
         r |= m_pe;
     }
@@ -621,6 +641,7 @@ static void fd_eecr_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
     if ((v & m_re) && !w->active) {
         avr->data[ee->r_eedr] = ee->eeprom[fd_ee_address(c)];
         avr->cycle += 4; /* the CPU halts four cycles on a read */
+        fd_end_batch(c);
     }
     if ((r & m_rie) && !(old & m_rie) && !w->active)
         avr_raise_interrupt(avr, &ee->ready);
@@ -645,8 +666,10 @@ static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
         c->st.asleep = 0;
         fd_event_raise(c, FD_EV_WAKE, 0, 0, 0);
     }
-    if (c->fixes & FD_FIX_IRQ)
+    if (c->fixes & FD_FIX_IRQ) {
         avr->cycle += woke ? 8 : 4;
+        fd_end_batch(c);
+    }
     fd_event_raise(c, FD_EV_IRQ, value, 0, 0);
 }
 
@@ -712,9 +735,10 @@ static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
         return;
     uint32_t mv;
     if (c->st.adc_mode[ch] == ADC_PYTHON) {
-        int r = fd_py_adc(c->handle, ch);
+        int r = fd_py_adc((uint64_t)(uintptr_t)c->handle, ch);
         if (r < 0) {
             c->stop |= FD_STOP_CALLBACK_ERROR;
+            fd_end_batch(c);
             return;
         }
         mv = (uint32_t)r;
@@ -820,6 +844,7 @@ static void fd_poll_check(fd_chip *c, uint16_t addr, uint8_t v) {
         return;
     uint64_t passes = (t->when - avr->cycle - 3) / 3 - 1;
     avr->cycle += 3 * passes;
+    fd_end_batch(c);
     c->poll_skipped += 3 * passes;
 }
 
@@ -851,6 +876,8 @@ static void fd_poll_register(fd_chip *c, uint16_t addr) {
 
 void fd_set_poll_skip(fd_chip *c, int on) { c->poll_skip = on; }
 
+void fd_set_batch(fd_chip *c, int on) { c->batch = on; }
+
 uint64_t fd_poll_skipped(fd_chip *c) { return c->poll_skipped; }
 
 /* ---- reset hook and power ---------------------------------------------- */
@@ -859,6 +886,9 @@ uint64_t fd_poll_skipped(fd_chip *c) { return c->poll_skipped; }
 static void fd_after_reset(avr_io_t *io) {
     fd_chip *c = (fd_chip *)io;
     avr_t *avr = c->avr;
+    /* simavr's reset wiped the cycle timers, the run's deadline timer with
+     * them, and set run_cycle_limit back to 1: the run goes on unbatched */
+    c->batching = 0;
     if (c->fixes & FD_FIX_EXTINT)
         for (int i = 0; i < EXTINT_COUNT; i++)
             avr_extint_set_strict_lvl_trig(avr, (uint8_t)i, 0);
@@ -895,14 +925,21 @@ static void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long) {
         fd_event_at(c, avr->cycle - 1, FD_EV_SLEEP, 0, 0, 0);
     }
     c->stop |= FD_STOP_SLEPT;
+    fd_end_batch(c);
     if (c->fixes & FD_FIX_SLEEP) {
         /* On return simavr adds 1 + how_long to the cycle count, one past the
          * timer that ends the sleep: land on it. A run that stops on this
          * sleep stops right after the SLEEP (the next step fast-forwards). */
         if (c->stop & FD_STOP_EVENT && c->why.kind == FD_EV_SLEEP)
             avr->cycle -= how_long + 1;
-        else if (how_long > 0)
-            avr->cycle -= 1;
+        else if (how_long > 0) {
+            /* Nor past the run's deadline: the timer that ends a run is gone
+             * when a SLEEP executes right on it, and the next one may be far. */
+            uint64_t land = avr->cycle + how_long, end = c->run_deadline;
+            if (end && land > end)
+                land = end > avr->cycle ? end : avr->cycle;
+            avr->cycle = land - 1 - how_long;
+        }
     } else if (c->orig_sleep) {
         c->orig_sleep(avr, how_long);
     }
@@ -936,6 +973,7 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed) {
     c->trace_mask = FD_EV_TRACEABLE;
     c->log_level = LOG_WARNING;
     c->poll_skip = 1;
+    c->batch = 1;
     c->ee_erase_write_us = 3400;
     c->ee_single_us = 1800;
     c->block_size = malloc_usable_size(avr);
@@ -1151,12 +1189,23 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
         goto out;
     }
     /* a timer at the deadline so a sleep fast-forward lands on it */
+    c->run_deadline = deadline;
     if (deadline > avr->cycle)
         avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
     int watch_pc = (c->stops.kinds & FD_EV_PC) != 0;
     avr_flashaddr_t pc = watch_pc ? (avr_flashaddr_t)c->stops.pc : 0;
     if (watch_pc && avr->pc == pc && avr->state == cpu_Running)
         avr->run(avr); /* already there: a stop means "reached again" */
+    /* Batches: simavr's run_cycle_limit lets avr_run_one go on to the next
+     * instruction by itself while no cycle timer is due, no interrupt is
+     * pending and the CPU runs, where avr_callback_run_raw would only have
+     * called avr_cycle_timer_process with nothing due. The deadline is a
+     * timer, and every stop of ours and every cycle we add ends the batch
+     * (fd_end_batch), so the run is cycle for cycle the same (tested both
+     * ways). Not while a PC is watched: that is checked per instruction. */
+    c->batching = c->batch && !watch_pc && avr->run == avr_callback_run_raw;
+    avr->run_cycle_limit = c->batching ? FD_BATCH_LIMIT : 1;
+    avr->run_cycle_count = 0; /* the first instruction runs alone: the count is fresh after it */
 
     uint64_t quiet = c->quiet_cycles = c->stops.quiet_cycles;
     if (quiet) {
@@ -1171,8 +1220,11 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
         }
         /* the hot loop: running, nothing to watch but the flags */
         if (!watch_pc) {
-            while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop)
+            while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop) {
                 avr->run(avr);
+                if (c->batching) /* fd_end_batch may have lowered it */
+                    avr->run_cycle_limit = FD_BATCH_LIMIT;
+            }
         } else {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop && avr->pc != pc)
                 avr->run(avr);
@@ -1223,7 +1275,11 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
         }
     }
 out:
+    /* unbatched, simavr leaves both at 1: snapshots are the same either way */
+    avr->run_cycle_limit = avr->run_cycle_count = 1;
+    c->batching = 0;
     c->quiet_cycles = 0;
+    c->run_deadline = 0;
     avr_cycle_timer_cancel(avr, fd_wake_timer, c);
     avr_cycle_timer_cancel(avr, fd_wake_timer, &c->stops);
     if ((stop & FD_STOP_EVENT) && why)

@@ -4,31 +4,63 @@
     >>> b = build("die_t13a", variant="charlieplex")   # doctest: +SKIP
     >>> b.elf, b.flash_bytes, b.flash_budget            # doctest: +SKIP
 
-A target is a folder under ``firmware/`` (or any folder path) with a
-``target.toml`` naming its MCU, clock, size budget and variants. Compile
-flags live in one place (:data:`CFLAGS`, :data:`LDFLAGS`). Every failure is a
+A target is a folder of C, C++ (``.cpp``, ``.cc``, ``.cxx``) and assembler
+(``.S``) sources with a ``target.toml`` naming its MCU, clock, size budget,
+variants and, in a ``[build]`` table, its warnings and extra flags. A plain
+name is a target shipped in the package (:func:`firmware_dir`); anything else
+is a folder path, relative ones to the working directory. Our compile flags
+live in one place (:data:`CFLAGS`, :data:`CXXFLAGS`, :data:`LDFLAGS`); the ELF
+does not depend on the folder the target sits in. Every failure is a
 :class:`fairdie.errors.ToolchainError` with a one-line message.
-Command line: ``python -m fairdie.toolchain [--variant V] [--f-cpu HZ]``.
+Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
+``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]``.
 """
 
 from __future__ import annotations
 
-from ._build import CFLAGS, LDFLAGS, Build, build, compile_flags, simavr_include_dir
+from ._build import (
+    CFLAGS,
+    CXXFLAGS,
+    LDFLAGS,
+    Build,
+    Flags,
+    build,
+    compile_flags,
+    simavr_include_dir,
+)
 from ._cache import default_cache_dir
-from ._target import Budget, Define, Target, firmware_dir, load_target, variants
+from ._cli import add_build_arguments, format_build, run_build_command
+from ._size import elf_sections, sizes_from_sections
+from ._target import (
+    Budget,
+    BuildOptions,
+    Define,
+    Target,
+    firmware_dir,
+    load_target,
+    variants,
+)
 
 __all__ = [
     "CFLAGS",
+    "CXXFLAGS",
     "LDFLAGS",
     "Budget",
     "Build",
+    "BuildOptions",
     "Define",
+    "Flags",
     "Target",
+    "add_build_arguments",
     "build",
     "compile_flags",
     "default_cache_dir",
+    "elf_sections",
     "firmware_dir",
+    "format_build",
     "load_target",
+    "run_build_command",
     "simavr_include_dir",
+    "sizes_from_sections",
     "variants",
 ]

@@ -1,4 +1,9 @@
-"""Compile a firmware target with avr-gcc into the content-hashed cache."""
+"""Compile a firmware target with avr-gcc (avr-g++ for C++) into the content-hashed cache.
+
+Each source is compiled on its own from the target's folder, by its bare file
+name, with the folder mapped to the target's name in the debug info: the ELF
+is the same whichever folder the target sits in.
+"""
 
 from __future__ import annotations
 
@@ -20,13 +25,15 @@ from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
 from fairdie.errors import ToolchainError
 
 from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
-from ._size import parse_avr_size, sizes_from_sections
-from ._target import Define, Target, check_defines, load_target
+from ._size import elf_sections, sizes_from_sections
+from ._target import CXX_SUFFIXES, BuildOptions, Define, Target, check_defines, load_target
 
 __all__ = [
     "CFLAGS",
+    "CXXFLAGS",
     "LDFLAGS",
     "Build",
+    "Flags",
     "build",
     "compile_flags",
     "first_error",
@@ -34,23 +41,35 @@ __all__ = [
 ]
 
 # The one place compile flags live (the Makefile and the CLI both come here).
-CFLAGS: tuple[str, ...] = (
+# Warnings come from each target's [build] table (BuildOptions), not from here.
+_COMMON: tuple[str, ...] = (
     "-Os",
-    "-std=gnu11",
-    "-Wall",
-    "-Wextra",
-    "-Werror",
     "-ffunction-sections",
     "-fdata-sections",
     # Plain -g means stabs on avr-gcc 5.4; DWARF is what pyelftools and avr-gdb read.
     "-gdwarf-4",
+    # avr-gcc 5.4 records its switches in the DWARF, the folder's prefix map with them.
+    "-gno-record-gcc-switches",
 )
+CFLAGS: tuple[str, ...] = ("-std=gnu11", *_COMMON)
+"""Every C (and assembler) compile."""
+# No exceptions or RTTI (avr-libc has no C++ runtime); a function-local static
+# needs no guard on a single-threaded chip.
+CXXFLAGS: tuple[str, ...] = (
+    "-std=gnu++14",
+    "-fno-exceptions",
+    "-fno-rtti",
+    "-fno-threadsafe-statics",
+    *_COMMON,
+)
+"""Every C++ compile."""
 # No -flto: it made the die 12 bytes larger with avr-gcc 5.4.
 LDFLAGS: tuple[str, ...] = (
     "-Wl,--gc-sections",
     # Keep simavr's .mmcu tags (nothing references them) and place them outside flash.
     "-Wl,--undefined=_mmcu,--section-start=.mmcu=0x910000",
 )
+"""The link (with ``-mmcu``); a target's ``ldflags`` follow the objects."""
 
 _HINT = "install gcc-avr avr-libc binutils-avr (or run `make setup`)"
 _TIMEOUT = 120.0
@@ -59,6 +78,7 @@ _LOG = "build.log"
 _EMPTY_HEX = ":00000001FF\n"
 _SIMAVR_INCLUDE_CANDIDATES = ("/usr/include/simavr/avr", "/usr/local/include/simavr/avr")
 _NO_DEFINES: Mapping[str, Define] = MappingProxyType({})
+_OBJ = "obj"
 
 
 @dataclass(frozen=True)
@@ -118,21 +138,61 @@ def simavr_include_dir() -> Path | None:
     return None
 
 
+@dataclass(frozen=True)
+class Flags:
+    """The compiler arguments of one build, without source, object and output paths."""
+
+    c: tuple[str, ...]
+    """C and assembler compiles (avr-gcc)."""
+    cxx: tuple[str, ...]
+    """C++ compiles (avr-g++)."""
+    ld: tuple[str, ...]
+    """The link, before the objects."""
+    libs: tuple[str, ...] = ()
+    """The link, after the objects (the target's ``ldflags``)."""
+
+    def all(self) -> tuple[str, ...]:
+        """Every list in a fixed order, tagged (for the cache key and the build record)."""
+        return (
+            *(f"c:{f}" for f in self.c),
+            *(f"cxx:{f}" for f in self.cxx),
+            *(f"ld:{f}" for f in self.ld),
+            *(f"libs:{f}" for f in self.libs),
+        )
+
+
 def compile_flags(
     mcu: str,
     f_cpu: int,
     defines: Mapping[str, Define] = _NO_DEFINES,
     *,
+    options: BuildOptions | None = None,
     simavr_include: Path | None = None,
-) -> list[str]:
-    """The avr-gcc arguments for one build, without source and output paths."""
-    flags = [f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", f'-DFAIRDIE_MCU="{mcu}"', *CFLAGS, *LDFLAGS]
-    for name in sorted(defines):
-        value = defines[name]
-        flags.append(f"-D{name}" if value is None else f"-D{name}={value}")
+) -> Flags:
+    """The compiler arguments of one build: ours, then the target's ``options``.
+
+    The order on a compile: ``-mmcu``, the clock, :data:`CFLAGS` (or
+    :data:`CXXFLAGS`), the warnings, the target's ``cflags`` (then ``cxxflags``),
+    the defines, the simavr include folder.
+    """
+    opts = options if options is not None else BuildOptions()
+    head = (f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", f'-DFAIRDIE_MCU="{mcu}"')
+    tail = [f"-D{n}" if defines[n] is None else f"-D{n}={defines[n]}" for n in sorted(defines)]
     if simavr_include is not None:
-        flags += ["-isystem", str(simavr_include)]
-    return flags
+        tail += ["-isystem", str(simavr_include)]
+    warn = opts.warning_flags
+    return Flags(
+        c=(*head, *CFLAGS, *warn, *opts.cflags, *tail),
+        cxx=(*head, *CXXFLAGS, *warn, *opts.cflags, *opts.cxxflags, *tail),
+        ld=(f"-mmcu={mcu}", *LDFLAGS),
+        libs=opts.ldflags,
+    )
+
+
+def _prefix_map_flag(version: str) -> str:
+    """``-ffile-prefix-map`` (GCC 8+, also rewrites ``__FILE__``), else ``-fdebug-prefix-map``."""
+    match = re.search(r"\) (\d+)\.", version.splitlines()[0] if version else "")
+    return "-ffile-prefix-map" if match and int(match.group(1)) >= 8 else "-fdebug-prefix-map"
 
 
 def _tool(name: str) -> Any:
@@ -192,13 +252,44 @@ def first_error(log: str, *strip: str) -> str:
     return line if len(line) <= 200 else line[:197] + "..."
 
 
-def _compile(gcc: Any, flags: list[str], sources: list[Path], elf: Path, log: Path) -> None:
-    with local.cwd(sources[0].parent):  # the debug info's build folder: the target's own
-        rc, out, err = _run(gcc, [*flags, "-o", str(elf), *map(str, sources)])
-    cmdline = " ".join([str(gcc), *flags, "-o", str(elf), *map(str, sources)])
-    log.write_text(f"$ {cmdline}\n{out}{err}", encoding="utf-8")
+@dataclass(frozen=True)
+class _Tools:
+    gcc: Any
+    gxx: Any | None  # avr-g++, when the target has C++ sources
+    prefix_map: str  # the -f...-prefix-map option this compiler knows
+
+
+def _compile(
+    tools: _Tools, flags: Flags, tgt: Target, sources: list[Path], elf: Path, log: Path
+) -> None:
+    """Compile each source by its bare name from the target's folder, then link."""
+    folder = tgt.path  # absolute and resolved, as the compiler's getcwd() sees it
+    mapping = f"{tools.prefix_map}={folder}={tgt.name}"
+    objdir = elf.parent / _OBJ
+    objdir.mkdir(exist_ok=True)
+    steps: list[tuple[Any, list[str]]] = []
+    objects = []
+    for src in sources:
+        obj = objdir / f"{src.name}.o"
+        cxx = src.suffix in CXX_SUFFIXES
+        tool = tools.gxx if cxx else tools.gcc
+        steps.append(
+            (tool, [*(flags.cxx if cxx else flags.c), mapping, "-c", src.name, "-o", str(obj)])
+        )
+        objects.append(str(obj))
+    linker = tools.gxx if tools.gxx is not None else tools.gcc
+    steps.append((linker, [*flags.ld, "-o", str(elf), *objects, *flags.libs]))
+    text = []
+    # PWD names the same folder, so the compiler records exactly this path (then maps it).
+    with local.cwd(folder), local.env(PWD=str(folder)):
+        for tool, args in steps:
+            rc, out, err = _run(tool, args)
+            text.append(f"$ {' '.join([str(tool), *args])}\n{out}{err}")
+            if rc != 0:
+                break
+    log.write_text("".join(text), encoding="utf-8")
     if rc != 0:
-        dirs = {f"{p.parent}{os.sep}" for p in (*sources, elf)}
+        dirs = (f"{objdir}{os.sep}", f"{elf.parent}{os.sep}", f"{folder}{os.sep}")
         raise ToolchainError(f"build failed: {first_error(out + err, *dirs)} (full log: {log})")
 
 
@@ -282,7 +373,7 @@ def build(
     defines: Mapping[str, Define] = _NO_DEFINES,
     cache_dir: Path | None = None,
 ) -> Build:
-    """Build ``target`` (a name under ``firmware/`` or a folder path), cached by content.
+    """Build ``target`` (a name under ``firmware_dir()`` or a folder path), cached by content.
 
     ``variant`` picks the target's variant defines (default: its default variant);
     ``defines`` add to or override them. ``cache_dir`` replaces the default cache
@@ -301,24 +392,27 @@ def build(
     all_defines = {**tgt.defines_for(variant), **check_defines(defines, "defines")}
     sources = tgt.sources()
     if not sources:
-        raise ToolchainError(f"{tgt.path}: no .c or .S files to build")
+        raise ToolchainError(f"{tgt.path}: no .c, .S or C++ files to build")
 
     gcc = _tool("avr-gcc")
+    gxx = _tool("avr-g++") if tgt.has_cxx else None
     objcopy = _tool("avr-objcopy")
-    size = _tool("avr-size")
     include = simavr_include_dir()
-    flags = compile_flags(mcu, f_cpu, all_defines, simavr_include=include)
+    flags = compile_flags(mcu, f_cpu, all_defines, options=tgt.options, simavr_include=include)
+    version = _compiler_version(gcc) + (_compiler_version(gxx) if gxx is not None else "")
+    tools = _Tools(gcc, gxx, _prefix_map_flag(version))
     key = cache_key(
         files=_hashed_files(tgt, include),
-        flags=flags,
+        flags=flags.all(),
         mcu=mcu,
         f_cpu=f_cpu,
         defines=all_defines,
-        compiler_version=_compiler_version(gcc),
-        extra=(f"output={tgt.output}",),
+        compiler_version=version,
+        # The folder's path is not in the key (nor in the ELF): only its mapped name.
+        extra=(f"output={tgt.output}", f"name={tgt.name}", f"map={tools.prefix_map}"),
     )
 
-    root = (cache_dir if cache_dir is not None else default_cache_dir()).expanduser()
+    root = (cache_dir if cache_dir is not None else default_cache_dir()).expanduser().absolute()
     final = root / key
     result = _load(final, tgt, name, key) if final.is_dir() else None
     if result is None:
@@ -330,21 +424,19 @@ def build(
         out = tgt.output
         elf = tmp / f"{out}.elf"
         try:
-            _compile(gcc, flags, sources, elf, tmp / _LOG)
+            _compile(tools, flags, tgt, sources, elf, tmp / _LOG)
         except ToolchainError as exc:
             raise ToolchainError(f"{tgt.name}: {exc}") from None
+        shutil.rmtree(tmp / _OBJ, ignore_errors=True)
         _objcopy(objcopy, elf, tmp / f"{out}.hex", tmp / f"{out}.eep")
-        rc, text, err = _run(size, ["-A", str(elf)])
-        if rc != 0:
-            raise ToolchainError(f"avr-size failed: {(err or text).strip()[:160]}")
         meta = {
             "target": tgt.name,
             "output": out,
             "mcu": mcu,
             "f_cpu": f_cpu,
             "defines": all_defines,
-            "flags": flags,
-            "sections": parse_avr_size(text),
+            "flags": {"c": flags.c, "cxx": flags.cxx, "ld": flags.ld, "libs": flags.libs},
+            "sections": elf_sections(elf),
         }
         (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         publish(tmp, final)

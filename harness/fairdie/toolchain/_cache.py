@@ -11,7 +11,7 @@ from pathlib import Path
 
 __all__ = ["KEY_FORMAT", "TMP_PREFIX", "cache_key", "default_cache_dir", "prune_stale", "publish"]
 
-KEY_FORMAT = "fairdie-build-1"
+KEY_FORMAT = "fairdie-build-2"
 """Bumped whenever the build procedure changes what lands in the cache."""
 
 TMP_PREFIX = ".tmp-"

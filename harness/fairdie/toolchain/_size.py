@@ -1,27 +1,29 @@
-"""Parse ``avr-size -A`` (SysV format) output."""
+"""Section sizes, read from the ELF with pyelftools."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
 
 from fairdie.errors import ToolchainError
 
-__all__ = ["Sizes", "parse_avr_size", "sizes_from_sections"]
+__all__ = ["Sizes", "elf_sections", "sizes_from_sections"]
 
 Sizes = tuple[int, int, int]
 """(flash, sram, eeprom) in bytes."""
 
 
-def parse_avr_size(text: str) -> dict[str, int]:
-    """Section name -> size in bytes from ``avr-size -A`` output."""
-    sections: dict[str, int] = {}
-    for line in text.splitlines():
-        fields = line.split()
-        if len(fields) == 3 and fields[0].startswith(".") and fields[1].isdigit():
-            sections[fields[0]] = int(fields[1])
-    if not sections:
-        raise ToolchainError(f"cannot parse avr-size output: {text.strip()[:80]!r}")
-    return sections
+def elf_sections(elf: Path) -> dict[str, int]:
+    """Section name -> size in bytes, for every named section of ``elf``."""
+    try:
+        with elf.open("rb") as f:
+            return {s.name: int(s["sh_size"]) for s in ELFFile(f).iter_sections() if s.name}
+    except (OSError, ELFError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ToolchainError(f"cannot read the sections of {elf}: {reason}") from None
 
 
 def sizes_from_sections(sections: Mapping[str, int]) -> Sizes:

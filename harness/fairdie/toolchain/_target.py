@@ -1,4 +1,4 @@
-"""Firmware targets: a folder of C sources plus its ``target.toml``."""
+"""Firmware targets: a folder of C, C++ and assembler sources plus its ``target.toml``."""
 
 from __future__ import annotations
 
@@ -13,13 +13,16 @@ from typing import Any
 from fairdie.errors import ToolchainError
 
 __all__ = [
+    "CXX_SUFFIXES",
     "SOURCE_SUFFIXES",
     "Budget",
+    "BuildOptions",
     "Define",
     "Target",
     "check_defines",
     "firmware_dir",
     "load_target",
+    "parse_build_options",
     "parse_target_toml",
     "variants",
 ]
@@ -27,12 +30,20 @@ __all__ = [
 Define = str | int | None
 """A ``-D`` value: a string or integer is ``-DNAME=VALUE``, ``None`` is plain ``-DNAME``."""
 
-SOURCE_SUFFIXES = (".c", ".S")
+CXX_SUFFIXES = (".cpp", ".cc", ".cxx")
+"""C++ sources: compiled with avr-g++, which then also links the program."""
+
+SOURCE_SUFFIXES = (".c", ".S", *CXX_SUFFIXES)
 """Files compiled and linked; every file in the folder is hashed for the cache key."""
 
 TARGET_FILE = "target.toml"
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PLAIN = re.compile(r"[A-Za-z0-9_.+-]+\Z")
+_WARNING = re.compile(r"[A-Za-z0-9][A-Za-z0-9_=+-]*\Z")
 _RESERVED = frozenset({"F_CPU", "FAIRDIE_MCU"})
+# Flags the toolchain sets itself: a target may not set them in [build].
+_OWN_FLAGS = ("-mmcu", "-o", "-c", "-DF_CPU", "-DFAIRDIE_MCU", "-UF_CPU", "-UFAIRDIE_MCU")
+_BUILD_KEYS = frozenset({"cflags", "cxxflags", "ldflags", "warnings", "werror"})
 
 
 @dataclass(frozen=True)
@@ -51,8 +62,30 @@ class Budget:
 
 
 @dataclass(frozen=True)
+class BuildOptions:
+    """The ``[build]`` table of a ``target.toml``: warnings and extra flags.
+
+    ``warnings`` are ``-W`` names (``"all"`` is ``-Wall``); ``werror`` adds
+    ``-Werror``. ``cflags`` go to every compile (C, C++, assembler),
+    ``cxxflags`` to C++ compiles after them, ``ldflags`` to the link after the
+    objects (so ``-l`` libraries resolve).
+    """
+
+    warnings: tuple[str, ...] = ("all", "extra")
+    werror: bool = False
+    cflags: tuple[str, ...] = ()
+    cxxflags: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()
+
+    @property
+    def warning_flags(self) -> tuple[str, ...]:
+        """``-W<name>`` for each warning, then ``-Werror`` when asked for."""
+        return tuple(f"-W{w}" for w in self.warnings) + (("-Werror",) if self.werror else ())
+
+
+@dataclass(frozen=True)
 class Target:
-    """A parsed firmware target (see ``firmware/die_t13a/target.toml``)."""
+    """A parsed firmware target (see ``fairdie/firmware/die_t13a/target.toml``)."""
 
     name: str
     path: Path
@@ -62,6 +95,7 @@ class Target:
     budget: Budget | None
     default_variant: str | None
     variant_defines: tuple[tuple[str, tuple[tuple[str, Define], ...]], ...] = ()
+    options: BuildOptions = BuildOptions()
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -83,23 +117,44 @@ class Target:
         """The files to compile, sorted by name."""
         return sorted(p for p in self.path.iterdir() if p.suffix in SOURCE_SUFFIXES and p.is_file())
 
+    @property
+    def has_cxx(self) -> bool:
+        """Whether any source is C++ (then avr-g++ links)."""
+        return any(p.suffix in CXX_SUFFIXES for p in self.sources())
+
 
 def firmware_dir() -> Path:
-    """The repository's ``firmware/`` folder (env ``FAIRDIE_FIRMWARE_DIR`` overrides)."""
+    """The firmware shipped in the package, ``fairdie/firmware/``.
+
+    Target names resolve here; the environment variable ``FAIRDIE_FIRMWARE_DIR``
+    names another folder instead. The engine's test firmwares are in its
+    ``tests/`` subfolder.
+    """
     env = os.environ.get("FAIRDIE_FIRMWARE_DIR")
     if env:
-        return Path(env)
-    # harness/fairdie/toolchain/_target.py -> repository root
-    return Path(__file__).resolve().parents[3] / "firmware"
+        return Path(env).expanduser()
+    return Path(__file__).resolve().parent.parent / "firmware"
 
 
 def _resolve(target: str | Path) -> Path:
-    path = Path(target)
-    if isinstance(target, str) and not path.is_absolute() and len(path.parts) == 1:
-        path = firmware_dir() / target
+    """An absolute folder: a plain name under ``firmware_dir()``, else a path.
+
+    A string without a separator (``"die_t13a"``) names a target under
+    ``firmware_dir()`` when one is there, else a folder of the working
+    directory; anything else is a path, relative ones to the working directory.
+    """
+    path = Path(target).expanduser()
+    if (
+        isinstance(target, str)
+        and not any(c in target for c in ("/", os.sep))
+        and target[:1] != "."
+    ):
+        shipped = firmware_dir() / target
+        if shipped.is_dir() or not path.is_dir():
+            path = shipped
     if not path.is_dir():
         raise ToolchainError(f"firmware target not found: {path}")
-    return path
+    return path.resolve()
 
 
 def _int(table: Mapping[str, Any], key: str, where: str, default: int | None = None) -> int | None:
@@ -107,6 +162,52 @@ def _int(table: Mapping[str, Any], key: str, where: str, default: int | None = N
     if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise ToolchainError(f"{where}: {key} must be a non-negative integer, got {value!r}")
     return value
+
+
+def _flag_list(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ToolchainError(f"{where}: build.{key} must be a list of strings, got {value!r}")
+    for flag in value:
+        if not flag.startswith("-") or flag != flag.strip() or "\n" in flag:
+            raise ToolchainError(f"{where}: build.{key}: {flag!r} is not a compiler flag")
+        if flag == "-Werror":
+            raise ToolchainError(f"{where}: build.{key}: use werror = true for -Werror")
+        own = next((f for f in _OWN_FLAGS if flag == f or flag.startswith(f"{f}=")), None)
+        if own is not None or flag.startswith("-mmcu"):
+            raise ToolchainError(
+                f"{where}: build.{key}: {flag!r} is set by the toolchain (use mcu, f_cpu)"
+            )
+    return tuple(value)
+
+
+def parse_build_options(table: object, where: str) -> BuildOptions:
+    """Validate a ``[build]`` table (see :class:`BuildOptions`)."""
+    if not isinstance(table, dict):
+        raise ToolchainError(f"{where}: [build] must be a table")
+    unknown = sorted(set(table) - _BUILD_KEYS)
+    if unknown:
+        known = ", ".join(sorted(_BUILD_KEYS))
+        raise ToolchainError(f"{where}: unknown key build.{unknown[0]} (known: {known})")
+    werror = table.get("werror", False)
+    if not isinstance(werror, bool):
+        raise ToolchainError(f"{where}: build.werror must be true or false, got {werror!r}")
+    warnings = table.get("warnings", list(BuildOptions.warnings))
+    if not isinstance(warnings, list) or not all(
+        isinstance(w, str) and _WARNING.match(w) for w in warnings
+    ):
+        raise ToolchainError(
+            f'{where}: build.warnings must be a list of -W names like "all", got {warnings!r}'
+        )
+    if "error" in warnings:
+        raise ToolchainError(f"{where}: build.warnings: use werror = true for -Werror")
+    return BuildOptions(
+        warnings=tuple(warnings),
+        werror=werror,
+        cflags=_flag_list(table, "cflags", where),
+        cxxflags=_flag_list(table, "cxxflags", where),
+        ldflags=_flag_list(table, "ldflags", where),
+    )
 
 
 def check_defines(defines: Mapping[str, Define], where: str) -> dict[str, Define]:
@@ -136,8 +237,11 @@ def parse_target_toml(text: str, path: Path) -> Target:
     f_cpu = _int(data, "f_cpu", where)
     name = data.get("name", path.name)
     output = data.get("output", path.name)
-    if not isinstance(name, str) or not isinstance(output, str) or not _IDENT.match(output):
-        raise ToolchainError(f"{where}: name and output must be plain names")
+    if not isinstance(name, str) or not _PLAIN.match(name):
+        raise ToolchainError(f"{where}: name must be a plain name, got {name!r}")
+    if not isinstance(output, str) or not _IDENT.match(output):
+        raise ToolchainError(f"{where}: output must be a plain name, got {output!r}")
+    options = parse_build_options(data.get("build", {}), where)
 
     budget = None
     if "budget" in data:
@@ -166,19 +270,22 @@ def parse_target_toml(text: str, path: Path) -> Target:
     default = data.get("default_variant", found[0][0] if found else None)
     if default is not None and default not in {n for n, _ in found}:
         raise ToolchainError(f"{where}: default_variant {default!r} is not a variant")
-    return Target(name, path, mcu, f_cpu, output, budget, default, tuple(found))
+    return Target(name, path, mcu, f_cpu, output, budget, default, tuple(found), options)
 
 
 def load_target(target: str | Path = "die_t13a") -> Target:
-    """Load a target by name (a folder under ``firmware/``) or by path.
+    """Load a target by name (a folder under ``firmware_dir()``) or by folder path.
 
     A folder without ``target.toml`` is allowed: then ``build()`` needs ``mcu`` and
-    ``f_cpu`` and no budget is enforced.
+    ``f_cpu``, no budget is enforced and the default :class:`BuildOptions` apply.
     """
     path = _resolve(target)
     toml = path / TARGET_FILE
     if not toml.is_file():
-        return Target(path.name, path, None, None, path.name, None, None)
+        name = re.sub(r"[^A-Za-z0-9_.+-]", "_", path.name)
+        output = re.sub(r"[^A-Za-z0-9_]", "_", name)
+        output = output if _IDENT.match(output) else f"_{output}"
+        return Target(name, path, None, None, output, None, None)
     return parse_target_toml(toml.read_text(encoding="utf-8"), path)
 
 

@@ -1,0 +1,134 @@
+"""The parts a board file declares, as frozen values (parsing is in ``_model``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "GND",
+    "INVALID",
+    "OFF",
+    "VCC",
+    "AnalogInput",
+    "Bounce",
+    "Button",
+    "DieSpec",
+    "Display",
+    "Led",
+]
+
+VCC = "VCC"
+GND = "GND"
+
+#: What :meth:`Display.decode` returns for a lit set no symbol names.
+INVALID = "invalid"
+#: What :meth:`Display.decode` returns for nothing lit, unless a symbol claims it.
+OFF = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class Led:
+    """One LED between two terminals: a port pin (``"PB0"``), ``"VCC"`` or ``"GND"``.
+
+    ``x``/``y`` place it on the board's grid (column from the left, row from
+    the top), or are ``None`` when the board file gives no position.
+    ``series`` names the series string it belongs to: LEDs in series share
+    one anode/cathode pair and light together.
+    """
+
+    name: str
+    anode: str
+    cathode: str
+    x: int | None = None
+    y: int | None = None
+    series: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AnalogInput:
+    """A named analog input: the pin and its single-ended ADC channel."""
+
+    name: str
+    pin: str
+    channel: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bounce:
+    """Contact bounce: after each edge the contact opens and closes again
+    ``count`` times, ``spacing_us`` apart on average (each gap is drawn,
+    seeded, from 0.5 to 1.5 times that)."""
+
+    count: int = 0
+    spacing_us: float = 500.0
+
+
+NO_BOUNCE = Bounce()
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """A button. ``kind == "power"`` is the supply switch (no pin).
+
+    An ``"input"`` button pulls ``pin`` to its ``active`` level ("low" or
+    "high") while pressed. ``pull`` is what holds the pin while it is
+    released: ``"chip"`` (the MCU's own pull-up, which the firmware must
+    switch on), ``"up"`` or ``"down"`` (a resistor on the board), or
+    ``"none"`` (the button drives the inactive level itself).
+    """
+
+    name: str
+    kind: str
+    pin: str | None = None
+    active: str | None = None
+    pull: str | None = None
+    bounce: Bounce = NO_BOUNCE
+
+
+@dataclass(frozen=True, slots=True)
+class Display:
+    """A named set of LEDs and the symbols their lit sets show."""
+
+    name: str
+    leds: tuple[str, ...]
+    symbols: Mapping[frozenset[str], str]
+
+    def decode(self, lit: frozenset[str]) -> str:
+        """The symbol the display's lit LEDs show: one of its symbols, ``"off"``
+        when none is lit (unless a symbol is the empty set), else ``"invalid"``."""
+        mine = lit.intersection(self.leds)
+        found = self.symbols.get(mine)
+        if found is not None:
+            return found
+        return OFF if not mine else INVALID
+
+    @property
+    def symbol_names(self) -> tuple[str, ...]:
+        return tuple(self.symbols.values())
+
+    def lit_for(self, symbol: str) -> frozenset[str]:
+        """The LEDs lit for ``symbol``. Raises KeyError for an unknown symbol."""
+        for leds, name in self.symbols.items():
+            if name == symbol:
+                return leds
+        if symbol == OFF:
+            return frozenset()
+        raise KeyError(f"display {self.name!r} has no symbol {symbol!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class DieSpec:
+    """How the board is rolled and read as a die (the board file's ``[die]``).
+
+    ``roll``: the button that rolls it (a power button: each roll is a power
+    cycle). ``display``: the display whose symbols are the faces (``None``:
+    the standard die's faces on LEDs named by die position). ``counters``:
+    the EEPROM address of six per-face counters, if the firmware keeps them.
+    ``settle_ms``: how long after a roll the face must be steady.
+    """
+
+    roll: str | None = None
+    display: str | None = None
+    counters: int | None = None
+    settle_ms: float = 50.0

@@ -1,0 +1,117 @@
+"""The build command: ``fairdie build`` and ``python -m fairdie.toolchain`` are this code."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from fairdie.errors import FairdieError, ToolchainError
+
+from ._build import Build, build
+from ._target import Define, load_target
+
+__all__ = ["add_build_arguments", "format_build", "main", "run_build_command"]
+
+_F_CPU_RANGE = (1_000, 32_000_000)
+
+
+def _define(text: str) -> tuple[str, Define]:
+    name, sep, value = text.partition("=")
+    return name, (value if sep else None)
+
+
+def _f_cpu(text: str) -> int:
+    try:
+        hz = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of Hz: {text!r}") from None
+    lo, hi = _F_CPU_RANGE
+    if not lo <= hz <= hi:
+        raise argparse.ArgumentTypeError(f"{hz} is out of range ({lo}..{hi})")
+    return hz
+
+
+def _usage(used: int, budget: int | None, note: str = "") -> str:
+    if budget is None:
+        return f"{used} B"
+    return f"{used} / {budget} B ({100 * used / budget:.0f} %){note}"
+
+
+def format_build(b: Build, stack: int | None = None) -> str:
+    """The lines the build command prints without ``--json``."""
+    note = f"; + {stack} B stack headroom" if stack else ""
+    return "\n".join(
+        [
+            f"target  {b.target}" + (f" ({b.variant})" if b.variant else ""),
+            f"mcu     {b.mcu} @ {b.f_cpu} Hz",
+            f"elf     {b.elf}",
+            f"hex     {b.hex}",
+            f"eep     {b.eep}",
+            f"flash   {_usage(b.flash_bytes, b.flash_budget)}",
+            f"sram    {_usage(b.sram_bytes, b.sram_budget, note)}",  # static: .data+.bss+.noinit
+            f"eeprom  {_usage(b.eeprom_bytes, b.eeprom_budget)}",
+            f"key     {b.key}",
+        ]
+    )
+
+
+def add_build_arguments(parser: argparse.ArgumentParser) -> None:
+    """The build command's options, on ``parser``."""
+    parser.add_argument(
+        "--target",
+        default="die_t13a",
+        metavar="NAME_OR_DIR",
+        help="a target shipped with fairdie (die_t13a, the default) or a folder with a target.toml",
+    )
+    parser.add_argument("--variant", help="build variant (see the target.toml)")
+    parser.add_argument("--f-cpu", type=_f_cpu, metavar="HZ", help="override the clock")
+    parser.add_argument("--mcu", help="override the MCU")
+    parser.add_argument(
+        "-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="a define"
+    )
+    parser.add_argument("--cache-dir", type=Path, help="cache folder (default $FAIRDIE_CACHE)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_build_command(args: argparse.Namespace) -> int:
+    """Build as ``args`` (from :func:`add_build_arguments`) say and print the result.
+
+    Raises :class:`~fairdie.errors.FairdieError` for the caller to report.
+    """
+    target = load_target(args.target)
+    defines: dict[str, Define] = {}
+    for text in args.defines:
+        name, value = _define(text)
+        if name in defines:
+            raise ToolchainError(f"-D {name} given twice")
+        defines[name] = value
+    b = build(
+        target.path,
+        variant=args.variant,
+        mcu=args.mcu,
+        f_cpu=args.f_cpu,
+        defines=defines,
+        cache_dir=args.cache_dir,
+    )
+    if args.json:
+        print(json.dumps(b.as_dict()))
+    else:
+        print(format_build(b, target.budget.stack if target.budget else None))
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, *, prog: str = "python -m fairdie.toolchain") -> int:
+    """Entry point; returns the exit status (2 with one line on stderr for any error)."""
+    parser = argparse.ArgumentParser(prog=prog, description="Build AVR firmware (cached).")
+    add_build_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        return run_build_command(args)
+    except FairdieError as exc:
+        print(f"fairdie: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

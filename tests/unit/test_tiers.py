@@ -1,0 +1,79 @@
+"""The test tiers work without the compiled simavr binding.
+
+Each check runs pytest in a fresh interpreter in which importing
+``fairdie.sim._simavr`` fails, as on a machine where the binding was never
+built: ``pytest -m "not sim"`` must collect cleanly (the sim tier's modules
+are left out, see ``SimTierWithoutBinding`` in tests/conftest.py) and the
+unit tier must pass.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_BLOCKED = textwrap.dedent(
+    """
+    import sys
+
+    class Block:
+        def find_spec(self, name, path=None, target=None):
+            if name == "fairdie.sim._simavr":
+                raise ImportError("fairdie.sim._simavr blocked: a machine without the binding")
+            return None
+
+    sys.meta_path.insert(0, Block())
+    try:
+        import fairdie.sim._simavr
+    except ImportError:
+        pass
+    else:
+        sys.exit("the block did not work")
+    import pytest
+
+    sys.exit(pytest.main(sys.argv[1:]))
+    """
+)
+
+
+def _pytest_without_binding(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    return subprocess.run(
+        [sys.executable, "-c", _BLOCKED, "-p", "no:cacheprovider", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_not_sim_collects_without_the_binding() -> None:
+    r = _pytest_without_binding("-m", "not sim", "--collect-only", "-q")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "tests/unit/test_tiers.py::test_not_sim_collects_without_the_binding" in r.stdout
+    assert "tests/sim/" not in r.stdout
+    assert "fairdie/suite/" not in r.stdout
+    assert "error" not in r.stdout.splitlines()[-1]
+
+
+@pytest.mark.slow
+def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
+    """Selected sim tests are not hidden: without the binding, collecting them errors."""
+    r = _pytest_without_binding("tests/sim/test_engine.py", "--collect-only", "-q")
+    assert r.returncode != 0
+    assert "fairdie.sim._simavr blocked" in r.stdout
+
+
+@pytest.mark.slow
+def test_unit_tier_passes_without_the_binding() -> None:
+    here = "tests/unit/test_tiers.py"
+    r = _pytest_without_binding("tests/unit", "-q", "-m", "not slow", "--deselect", here)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
