@@ -113,11 +113,11 @@ def test_accepts_lists_and_bytes(any_press: Press) -> None:
 # ---- rule.c against the model ---------------------------------------------------------
 
 # Every table over these values, with codes 0, 1 and 2 (the choice depends on
-# code % 3 only, tested below for every code): ties everywhere, a minimum of 0
-# or above, and every depth of the gap search a press can reach (with 0 and
-# two 255s held, at most 254, 253 and 252 can be in the way).
-EDGE_VALUES = (0, 1, 252, 253, 254, 255)
-# The same, wider: the slow tier.
+# code % 3 only, tested below for every code): ties everywhere, both rebases
+# (a minimum of 0 or above) and every depth of the gap search a press can
+# reach (with 0 and two 255s held, at most 254, 253 and 252 are in the way).
+EDGE_VALUES = (0, 252, 253, 254, 255)
+# Wider, with small counters that differ (the slow tier).
 WIDE_VALUES = (0, 1, 2, 252, 253, 254, 255)
 
 

@@ -37,7 +37,10 @@ _BLOCKED = textwrap.dedent(
     else:
         sys.exit("the block did not work")
     import pytest
+    from hypothesis import settings
 
+    # What is checked is that nothing needs the binding, not Hypothesis' depth.
+    settings.register_profile("fairdie-tiers", deadline=None, max_examples=5)
     sys.exit(pytest.main(sys.argv[1:]))
     """
 )
@@ -75,5 +78,15 @@ def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
 @pytest.mark.slow
 def test_unit_tier_passes_without_the_binding() -> None:
     here = "tests/unit/test_tiers.py"
-    r = _pytest_without_binding("tests/unit", "-q", "-m", "not slow", "--deselect", here)
+    r = _pytest_without_binding(
+        "tests/unit",
+        "-q",
+        "-m",
+        "not slow",
+        "--deselect",
+        here,
+        "--hypothesis-profile",
+        "fairdie-tiers",
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout.splitlines()[-1]
