@@ -9,6 +9,7 @@ MAKEFLAGS += --no-print-directory
 PYTHON ?= python3
 VENV ?= .venv
 PYTEST_ARGS ?=
+JOBS ?= 2
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.fairdie-setup-stamp
@@ -30,7 +31,7 @@ help: ## list the targets (default)
 	@echo "fairdie make targets:"
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN { FS = ":.*## " } { printf "  make %-10s %s\n", $$1, $$2 }'
-	@echo "Variables: PYTEST_ARGS='-k foo' (extra pytest arguments), PYTHON=python3 (for .venv)"
+	@echo "Variables: PYTEST_ARGS='-k foo' (extra pytest arguments), JOBS=2 (pytest processes), PYTHON=python3 (for .venv)"
 
 setup: ## install missing system packages (apt-get, sudo if not root), create .venv, pip install -e '.[dev]'
 	@rm -f $(STAMP)
@@ -58,9 +59,9 @@ $(STAMP): $(SETUP_INPUTS)
 demo: $(STAMP) ## set up if needed, then build the die, press it, draw faces, print the table
 	$(VENV)/bin/fairdie demo
 
-test: $(STAMP) ## set up if needed, then lint, then pytest (extra args: PYTEST_ARGS=...)
+test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
 	@$(MAKE) lint
-	$(VPY) -m pytest $(PYTEST_ARGS)
+	$(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy, clang-format --dry-run
 	$(VENV)/bin/ruff check harness tests
