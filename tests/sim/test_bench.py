@@ -116,3 +116,20 @@ def test_awake_cycles_of_a_chip_that_never_sleeps_are_its_powered_cycles():
     powered = chip.cycles_powered
     chip.power_off()
     assert _awake_cycles(chip, 0) == powered
+
+
+def test_the_yardsticks_step_one_instruction_per_call_after_batched_runs():
+    """``Chip.run`` batches instructions; the raw loop and the Python step stay
+    simavr's default of one instruction per ``avr->run`` (the floor's speed)."""
+    busy = build(bench_firmware_dir() / "busy", defines={"BUSY_QUIET": 1})
+    chip = Chip(busy.elf, mcu=busy.mcu, f_cpu=busy.f_cpu)
+    assert chip.batch_instructions
+    chip.power_on()
+    for _ in range(20):
+        chip.run(1_000 + chip.cycle % 7)  # batched, ends anywhere in the loop
+        before = chip.cycle
+        chip.run_raw(1)
+        assert chip.cycle - before <= 4  # one instruction, not a batch
+        before = chip.cycle
+        chip.step_from_python(1)
+        assert chip.cycle - before <= 4

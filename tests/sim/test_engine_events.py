@@ -121,6 +121,27 @@ def test_snapshot_carries_the_pin_model_and_noise_position(make_chip):
     assert chip.trace.raw()[m * 24 :] == first  # every event at the same cycle
 
 
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_snapshot_carries_the_led_history(make_chip, wrapped):
+    """The LED history goes into a snapshot oldest entry first and comes back
+    to the same ring slots, also when the ring has wrapped (1024 entries)."""
+    chip = make_chip("busy", BUSY_N=10)  # PB0 toggles every 34 cycles
+    chip.set_leds([("PB0", "GND")])
+    chip.run(34 * (1500 if wrapped else 300))
+    now = chip.cycle
+    longest = 1000 if wrapped else 250
+    windows = [(now - 34 * k, now) for k in (1, 7, 100, longest)]
+    before = [chip.leds_lit_cycles(a, b) for a, b in windows]
+    snap = chip.snapshot()
+    chip.run(34 * 1200)  # overwrites the whole ring
+    chip.leds_restart()
+    chip.restore(snap)
+    assert [chip.leds_lit_cycles(a, b) for a, b in windows] == before
+    assert before[-1][0] == 34 * longest // 2  # lit half the time
+    chip.run(34 * 10)
+    assert chip.leds_lit_cycles(now, chip.cycle) == [34 * 5]
+
+
 def test_snapshot_belongs_to_its_chip(make_chip):
     a, b = make_chip("busy"), make_chip("busy")
     with pytest.raises(SimulationError, match="another chip"):
@@ -306,6 +327,9 @@ def test_adc_free_running_reads_each_conversion_as_logged(make_chip):
     got = list(chip.read_symbol("free_codes"))
     codes = [int.from_bytes(bytes(got[i : i + 2]), "little") for i in range(0, 16, 2)]
     assert codes == [c.code for c in chip.adc_log()][:8]
+    assert chip.adc_codes() == tuple(c.code for c in chip.adc_log())
+    m = chip.trace.mark() - 5
+    assert chip.adc_codes(m) == tuple(c.code for c in chip.adc_log(m))
     assert codes[0] == 100 * 1023 // 3000
 
 

@@ -43,6 +43,8 @@ _EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
+# snapshot buffers: the shim writes every byte it reads back, no need to clear them
+_NEW_UNCLEARED = ffi.new_allocator(should_clear_after_alloc=False)
 _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 # The calls and constants of a press, looked up once (each lookup on the
 # compiled module costs as much as a short C call).
@@ -50,6 +52,13 @@ _fd_cycle = lib.fd_cycle
 _fd_run = lib.fd_run
 _fd_pending = lib.fd_pending
 _fd_powered = lib.fd_powered
+_fd_power_on = lib.fd_power_on
+_fd_power_off = lib.fd_power_off
+_fd_eeprom_busy = lib.fd_eeprom_busy
+_fd_eeprom_read = lib.fd_eeprom_read
+_fd_leds_restart = lib.fd_leds_restart
+_fd_leds_first_lit = lib.fd_leds_first_lit
+_fd_leds_lit_cycles = lib.fd_leds_lit_cycles
 _STOP_DEADLINE = lib.FD_STOP_DEADLINE
 _STOP_EVENT = lib.FD_STOP_EVENT
 _STOP_TRACE_FULL = lib.FD_STOP_TRACE_FULL
@@ -162,6 +171,11 @@ class Trace:
         return [
             make(cycle, a, b, c) for cycle, kind, a, b, c in self.tuples(since) if kind == _ADC_KIND
         ]
+
+    def adc_codes(self, since: int = 0) -> tuple[int, ...]:
+        """The codes of :meth:`adc` alone (what the firmware read), without
+        an object per conversion."""
+        return tuple(c & 0xFFFF for _, kind, _, _, c in self.tuples(since) if kind == _ADC_KIND)
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))
@@ -308,22 +322,26 @@ class Chip:
         """Power-on reset: I/O registers at reset values, PORF set, SRAM and
         registers filled with (seeded) junk; EEPROM, flash and the outside
         world's drives and pulls are kept."""
-        if self.powered:
+        c = self._c
+        if _fd_powered(c):
             raise SimulationError("power_on: the chip is already powered")
-        lib.fd_power_on(self._c)
+        _fd_power_on(c)
         self.power_ons += 1
-        self.power_on_cycle = self.cycle
-        self._drain()
+        self.power_on_cycle = _fd_cycle(c)
+        if _fd_pending(c):
+            self._drain()
 
     def power_off(self, *, torn_value: int | None = None) -> EepromWrite | None:
         """Cut the power. An EEPROM write in flight is lost (the byte keeps its
         old value) unless ``torn_value`` says what the cut leaves there.
         Returns the write that was cut, if any."""
+        c = self._c
         if torn_value is not None:
             _check_range("torn_value", torn_value, 0, 255)
-        cut = self.eeprom_in_flight if lib.fd_eeprom_busy(self._c) else None
-        lib.fd_power_off(self._c, -1 if torn_value is None else torn_value)
-        self._drain()
+        cut = self.eeprom_in_flight if _fd_eeprom_busy(c) else None
+        _fd_power_off(c, -1 if torn_value is None else torn_value)
+        if _fd_pending(c):
+            self._drain()
         return cut
 
     # ---- running --------------------------------------------------------
@@ -406,7 +424,12 @@ class Chip:
         c = self._c
         now = _fd_cycle(c)
         if to_cycle is None and (cycles is None) != (seconds is None):
-            n = self.cycles_for(seconds) if seconds is not None else int(cycles or 0)
+            if seconds is None:
+                n = int(cycles or 0)
+            elif 0 <= seconds <= 1e6:
+                n = round(seconds * self.frequency)
+            else:
+                n = self.cycles_for(seconds)  # raises
             if n < 0:
                 raise FairdieError(f"run: cycles {n} is negative")
             deadline = now + n
@@ -505,18 +528,14 @@ class Chip:
         history and the ADC sources' positions (a source with ``snapshot()``
         and ``restore(state)`` methods is asked for its state; other callables
         are taken as stateless)."""
-        buf = ffi.new("uint8_t[]", self._snapshot_size)
-        lib.fd_snapshot(self._c, buf)
+        c = self._c
+        buf = _NEW_UNCLEARED("uint8_t[]", self._snapshot_size)
+        lib.fd_snapshot(c, buf)
         sources = tuple(
             (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
             for ch, src in self._adc.items()
         )
-        return Snapshot(
-            chip_id=self._id,
-            cycle=self.cycle,
-            data=buf,
-            python=(self.power_ons, self.power_on_cycle, sources),
-        )
+        return Snapshot(self._id, _fd_cycle(c), buf, (self.power_ons, self.power_on_cycle, sources))
 
     def restore(self, snap: Snapshot) -> None:
         """Put back a snapshot this chip made; running on repeats the first run."""
@@ -528,7 +547,8 @@ class Chip:
         for _, src, state in sources:
             if state is not None:
                 src.restore(state)
-        self._drain()
+        if _fd_pending(self._c):
+            self._drain()
 
     # ---- memory ------------------------------------------------------------
 
@@ -604,7 +624,7 @@ class Chip:
     def read_eeprom(self, address: int, size: int) -> bytes:
         """``size`` stored bytes from ``address``."""
         buf = self._ee_buf
-        if lib.fd_eeprom_read(self._c, address, buf, size) != 0:
+        if _fd_eeprom_read(self._c, address, buf, size) != 0:
             raise FairdieError(
                 f"EEPROM read {address}+{size} is outside the {self.mcu}'s {self.eeprom_size} bytes"
             )
@@ -731,7 +751,7 @@ class Chip:
 
     def leds_restart(self) -> None:
         """Forget the LED history: light is counted from now on."""
-        lib.fd_leds_restart(self._c)
+        _fd_leds_restart(self._c)
 
     def leds_now(self) -> int:
         """A mask of the LEDs lit now (bit i = the i-th of :meth:`set_leds`)."""
@@ -739,13 +759,13 @@ class Chip:
 
     def leds_first_lit(self) -> int | None:
         """The cycle at which some LED first lit since the last restart."""
-        v: int = lib.fd_leds_first_lit(self._c)
+        v: int = _fd_leds_first_lit(self._c)
         return None if v < 0 else v
 
     def leds_lit_cycles(self, start: int, end: int) -> list[int]:
         """Each LED's lit cycles over ``[start, end)``."""
         out = self._led_out
-        rc = lib.fd_leds_lit_cycles(self._c, start, end, out)
+        rc = _fd_leds_lit_cycles(self._c, start, end, out)
         if rc == -2:
             raise SimulationError(f"the LED window ends at cycle {end}, after now ({self.cycle})")
         if rc != 0:
@@ -782,6 +802,11 @@ class Chip:
         """Every conversion since trace position ``since``: channel, reference,
         millivolts and the code the firmware reads, as logged in C."""
         return self.trace.adc(since)
+
+    def adc_codes(self, since: int = 0) -> tuple[int, ...]:
+        """The codes the firmware read, conversion by conversion, since trace
+        position ``since``: ``tuple(c.code for c in chip.adc_log(since))``, faster."""
+        return self.trace.adc_codes(since)
 
     # ---- trace ----------------------------------------------------------------------
 

@@ -182,7 +182,10 @@ struct fd_chip {
  * later in the same instruction recomputes the count (bounded by the limit).
  * fd_run puts the limit back between two calls of avr->run. Harmless when
  * nothing batches (the limit is 1 then anyway). */
-static inline void fd_end_batch(fd_chip *c) { (void)c; }
+static inline void fd_end_batch(fd_chip *c) {
+    c->avr->run_cycle_limit = 1;
+    c->avr->run_cycle_count = 0;
+}
 
 /* ---- events: trace and stops --------------------------------------------- */
 
@@ -436,10 +439,15 @@ static void fd_port_write(avr_t *avr, avr_io_addr_t addr, uint8_t v, void *param
         addr = io->r_port;
         v = (uint8_t)(avr->data[io->r_port] ^ v);
     }
+    /* the pin model depends on this register and on inputs that update it
+     * themselves when they change: a write that leaves the register as it
+     * was changes no pin */
+    int same = avr->data[addr] == v;
     avr->data[addr] = v;
     avr_raise_irq(
         io->io.irq + (h->kind == HOOK_DDR ? IOPORT_IRQ_DIRECTION_ALL : IOPORT_IRQ_REG_PORT), v);
-    fd_pins_update(c, h->port);
+    if (!same)
+        fd_pins_update(c, h->port);
 }
 
 /* A register that changes pins without being a port (PUD, COM bits). */
@@ -1539,6 +1547,23 @@ void fd_trace_mask(fd_chip *c, uint32_t kinds) { c->trace_mask = kinds & FD_EV_T
 
 /* ---- snapshots --------------------------------------------------------------- */
 
+/* The LED history's live entries, the ring's oldest to its newest as the
+ * state names them (the rest of the ring is never read): into a snapshot
+ * (out), or back from one (in). */
+static void fd_led_ring_copy(fd_chip *c, uint8_t *out, const uint8_t *in) {
+    uint32_t n = c->st.led_count, first = (c->st.led_head - n) & (FD_LED_HISTORY - 1);
+    uint32_t part = n < FD_LED_HISTORY - first ? n : FD_LED_HISTORY - first;
+    fd_led_entry *ring = c->led_hist;
+    size_t z = sizeof(fd_led_entry);
+    if (in) {
+        memcpy(ring + first, in, part * z);
+        memcpy(ring, in + part * z, (n - part) * z);
+    } else {
+        memcpy(out, ring + first, part * z);
+        memcpy(out + part * z, ring, (n - part) * z);
+    }
+}
+
 /* simavr allocates an MCU as one block (its core and every peripheral:
  * registers, cycle timers, interrupt table and FIFO, timers' and ADC's
  * internal state), plus the data space, the EEPROM bytes and the IRQs.
@@ -1571,7 +1596,7 @@ void fd_snapshot(fd_chip *c, uint8_t *out) {
     }
     memcpy(p, &c->st, sizeof c->st);
     p += sizeof c->st;
-    memcpy(p, c->led_hist, FD_LED_HISTORY * sizeof(fd_led_entry));
+    fd_led_ring_copy(c, p, NULL);
 }
 
 int fd_restore(fd_chip *c, const uint8_t *in) {
@@ -1604,7 +1629,7 @@ int fd_restore(fd_chip *c, const uint8_t *in) {
     }
     memcpy(&c->st, p, sizeof c->st);
     p += sizeof c->st;
-    memcpy(c->led_hist, p, FD_LED_HISTORY * sizeof(fd_led_entry));
+    fd_led_ring_copy(c, NULL, p);
     c->stop = 0;
     return 0;
 }

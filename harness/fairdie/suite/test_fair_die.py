@@ -24,7 +24,6 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from fairdie.board import Board
 from fairdie.die import CLEARED, FACE_POSITIONS
 from fairdie.die import press as reference_press
 from fairdie.noise import Codes
@@ -33,14 +32,7 @@ from fairdie.noise.strategies import adc_codes, counters
 if TYPE_CHECKING:
     from fairdie.die import Die
 
-pytestmark = pytest.mark.sim
-
-
-@pytest.fixture(autouse=True)
-def _needs_the_table(fairdie_board: Board) -> None:
-    if fairdie_board.die is None or fairdie_board.die.counters is None:
-        pytest.skip(f"board {fairdie_board.name}: the die keeps no counters; these test our table")
-
+pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("needs_the_table")]
 
 BOARDS = ["die-direct", "die-charlieplex"]
 
