@@ -78,10 +78,17 @@ _FIXTURES = frozenset(
 #: Hypothesis profiles: ``fairdie-ci`` when the environment sets CI, else
 #: ``fairdie-dev``; FAIRDIE_HYPOTHESIS_PROFILE or ``--hypothesis-profile`` pick another.
 PROFILES = {
-    "fairdie-dev": {"deadline": None, "print_blob": True},
+    "fairdie-dev": {"deadline": None, "print_blob": True, "derandomize": False},
     "fairdie-ci": {"deadline": None, "print_blob": True, "derandomize": True},
-    "fairdie-thorough": {"deadline": None, "print_blob": True, "max_examples": 1000},
+    "fairdie-thorough": {
+        "deadline": None,
+        "print_blob": True,
+        "derandomize": False,
+        "max_examples": 1000,
+    },
 }
+# Each names derandomize: a profile inherits the default of the moment it is
+# registered, which is Hypothesis' own derandomized one when CI is set.
 for _name, _kw in PROFILES.items():
     settings.register_profile(_name, **_kw)  # type: ignore[arg-type]
 
