@@ -179,7 +179,7 @@ class Die(Device):
         if hold > settle:
             chip.run(seconds=hold - settle)
         end = self.display()
-        codes = tuple(c.code for c in chip.adc_log())
+        codes = chip.adc_codes()
         chip.power_off()
         return self._result(shown, end, codes, hold)
 
@@ -195,7 +195,7 @@ class Die(Device):
         # one steady face: the same for the last two persistence windows
         before = self.display(at=chip.cycle - self.window)
         shown = end if before == end else "off"
-        codes = tuple(c.code for c in chip.adc_log(mark))
+        codes = chip.adc_codes(mark)
         return self._result(shown, end, codes, hold)
 
     def _result(self, shown: str, end: str, codes: tuple[int, ...], hold: float) -> Press:
