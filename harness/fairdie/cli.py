@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fairdie.device import MAX_HOLD_S
 from fairdie.errors import FairdieError
 
 __all__ = ["main"]
 
 _VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex"}
 _MAX_COUNT = 1_000_000
-_MAX_HOLD = 3600.0
 
 
 def _int_in(lo: int, hi: int) -> Any:
@@ -51,8 +51,8 @@ def _seconds(text: str) -> float:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < v <= _MAX_HOLD:
-        raise argparse.ArgumentTypeError(f"{text} s is out of range (0..{_MAX_HOLD:g} s]")
+    if not 0 < v <= MAX_HOLD_S:
+        raise argparse.ArgumentTypeError(f"{text} s is out of range (0..{MAX_HOLD_S:g} s]")
     return v
 
 
@@ -137,23 +137,19 @@ def _cmd_build(a: argparse.Namespace) -> int:
 
 
 def _make_die(a: argparse.Namespace) -> Any:
+    from fairdie.board import load_board
     from fairdie.die import Die
     from fairdie.sim import load_firmware
 
-    board = a.board or _VARIANT_BOARDS[a.variant or "direct"]
+    bd = load_board(a.board or _VARIANT_BOARDS[a.variant or "direct"])
     firmware = None
-    if a.firmware is not None:
-        from fairdie.board import load_board
-
-        bd = load_board(board)
-        firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu)
-        if firmware.f_cpu is None:  # a HEX: the board's clock
-            firmware = load_firmware(a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=bd.f_cpu)
+    if a.firmware is not None:  # a HEX runs at the board's clock unless --f-cpu says
+        firmware = load_firmware(
+            a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu, default_f_cpu=bd.f_cpu
+        )
     elif a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
-    die = Die(
-        board=board, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu, roll=a.button
-    )
+    die = Die(board=bd, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu, roll=a.button)
     if a.counts is not None:
         die.set_counts(a.counts)
     return die

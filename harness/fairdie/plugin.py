@@ -115,8 +115,7 @@ def _load(path: Path, board: Board) -> Firmware:
     match the board's MCU); a HEX takes both from the board."""
     from fairdie.sim import load_firmware
 
-    fw = load_firmware(path, mcu=board.mcu)
-    return fw if fw.f_cpu else load_firmware(path, mcu=board.mcu, f_cpu=board.f_cpu)
+    return load_firmware(path, mcu=board.mcu, default_f_cpu=board.f_cpu)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -141,9 +140,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if firmware:
             _load(Path(firmware), board)
         elif board.firmware is None:
-            raise FairdieError(
-                f"board {board.name} names no firmware target: give --fairdie-firmware"
-            )
+            raise FairdieError(_NO_TARGET.format(board.name))
     except FairdieError as e:
         raise pytest.UsageError(f"fairdie: {e}") from None
 
@@ -230,9 +227,7 @@ def fairdie_firmware(_fairdie_given: Firmware | None, fairdie_board: Board) -> F
 
     bd = fairdie_board
     if bd.firmware is None:
-        raise pytest.UsageError(
-            f"board {bd.name} names no firmware target: give --fairdie-firmware"
-        )
+        raise pytest.UsageError(_NO_TARGET.format(bd.name))
     b = build(bd.firmware, variant=bd.variant, mcu=bd.mcu, f_cpu=bd.f_cpu)
     return load_firmware(b.elf)
 
@@ -246,7 +241,7 @@ def fairdie_chip(fairdie_firmware: Firmware, fairdie_board: Board, fairdie_seed:
     return Chip(
         fairdie_firmware,
         mcu=bd.mcu,
-        f_cpu=fairdie_firmware.f_cpu or bd.f_cpu,
+        f_cpu=fairdie_firmware.f_cpu,
         vcc_mv=bd.vcc_mv,
         seed=fairdie_seed,
     )

@@ -261,3 +261,13 @@ def test_load_firmware_refuses_what_the_elf_names(m328p_elf: Path) -> None:
     with pytest.raises(FirmwareError, match="avr5 architecture"):
         load_firmware(no_note, mcu="attiny13a")
     assert load_firmware(no_note, mcu="atmega328p").mcu == "atmega328p"
+
+
+def test_default_clock_fills_in_only_what_the_file_does_not_say(
+    tmp_path: Path, m328p_elf: Path
+) -> None:
+    hex_path = write_hex(tmp_path / "a.hex", RJMP_VECTORS + bytes(20))
+    assert load_firmware(hex_path, default_f_cpu=1_200_000).f_cpu == 1_200_000
+    assert load_firmware(hex_path, f_cpu=9_600_000, default_f_cpu=1_200_000).f_cpu == 9_600_000
+    assert load_firmware(m328p_elf).f_cpu is None  # this ELF names no clock either
+    assert load_firmware(m328p_elf, default_f_cpu=8_000_000).f_cpu == 8_000_000

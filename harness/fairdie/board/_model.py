@@ -207,6 +207,19 @@ def _int(
     return v
 
 
+def _positive(
+    ctx: _Ctx, where: str, table: Mapping[str, Any], key: str, default: float, hi: float = math.inf
+) -> float:
+    """A finite number in (0, hi], ``default`` when the key is absent."""
+    v: object = table.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        v = None
+    if v is None or not 0 < v <= hi:
+        bound = "a positive number" if hi == math.inf else f"a number in (0, {hi:g}]"
+        raise ctx.fail(where, f"{key} must be {bound}, got {table.get(key)!r}")
+    return float(v)
+
+
 def _pin(ctx: _Ctx, where: str, key: str, value: str, mcu: str) -> str:
     try:
         port, bit = parse_pin(value)
@@ -252,14 +265,7 @@ def _parse_header(ctx: _Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
     lo, hi = VCC_RANGE_MV
     if not lo <= vcc <= hi:
         raise ctx.fail(w, f"vcc_mv {vcc} is outside {lo}..{hi} mV")
-    persistence: object = t.get("persistence_ms", 20)
-    if (
-        isinstance(persistence, bool)
-        or not isinstance(persistence, int | float)
-        or not math.isfinite(persistence)
-        or persistence <= 0
-    ):
-        raise ctx.fail(w, f"persistence_ms must be a positive number, got {persistence!r}")
+    persistence = _positive(ctx, w, t, "persistence_ms", 20)
     return {
         "name": name,
         "mcu": mcu.lower(),
@@ -424,15 +430,7 @@ def _bounce(ctx: _Ctx, where: str, t: Mapping[str, Any]) -> Bounce:
     assert count is not None
     if not 0 <= count <= _MAX_BOUNCES:
         raise ctx.fail(where, f"bounce count {count} is outside 0..{_MAX_BOUNCES}")
-    spacing = b.get("spacing_us", 500)
-    if (
-        isinstance(spacing, bool)
-        or not isinstance(spacing, int | float)
-        or not math.isfinite(spacing)
-        or not 0 < spacing <= 1e6
-    ):
-        raise ctx.fail(where, f"bounce spacing_us must be a number in (0, 1e6], got {spacing!r}")
-    return Bounce(count, float(spacing))
+    return Bounce(count, _positive(ctx, f"{where}: bounce", b, "spacing_us", 500, 1e6))
 
 
 def _parse_displays(
@@ -506,15 +504,8 @@ def _parse_die(
     counters = _int(ctx, w, t, "counters", required=False)
     if counters is not None and not 0 <= counters <= 0xFFFF - 5:
         raise ctx.fail(w, f"counters {counters} is not an EEPROM address")
-    settle: object = t.get("settle_ms", _SETTLE_MS)
-    if (
-        isinstance(settle, bool)
-        or not isinstance(settle, int | float)
-        or not math.isfinite(settle)
-        or not 0 < settle <= 60_000
-    ):
-        raise ctx.fail(w, f"settle_ms must be a number in (0, 60000], got {settle!r}")
-    return DieSpec(roll, display, counters, float(settle))
+    settle = _positive(ctx, w, t, "settle_ms", _SETTLE_MS, 60_000)
+    return DieSpec(roll, display, counters, settle)
 
 
 def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:

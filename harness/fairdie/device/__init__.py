@@ -12,7 +12,7 @@ given a :class:`~fairdie.sim.Chip` made by its caller.
 
 from __future__ import annotations
 
-from fairdie.device._device import Device
+from fairdie.device._device import MAX_HOLD_S, Device, check_hold
 from fairdie.device._tones import Tone, tones_from_edges
 
-__all__ = ["Device", "Tone", "tones_from_edges"]
+__all__ = ["MAX_HOLD_S", "Device", "Tone", "check_hold", "tones_from_edges"]

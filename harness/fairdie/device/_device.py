@@ -15,9 +15,16 @@ from fairdie.sim import EventKind, mcu_matches, parse_pin
 if TYPE_CHECKING:
     from fairdie.sim import Chip
 
-__all__ = ["Device"]
+__all__ = ["MAX_HOLD_S", "Device", "check_hold"]
 
-_MAX_HOLD_S = 3600.0
+#: The longest press, in seconds.
+MAX_HOLD_S = 3600.0
+
+
+def check_hold(hold: float) -> None:
+    """Refuse a hold outside (0, MAX_HOLD_S] seconds, in one line."""
+    if not 0 < hold <= MAX_HOLD_S:
+        raise FairdieError(f"hold {hold} s is out of range (0..{MAX_HOLD_S:g} s)")
 
 
 class Device:
@@ -97,8 +104,8 @@ class Device:
         a :class:`~fairdie.board.Bounce`.
         """
         b = self.button(name)
-        if hold is not None and not 0 < hold <= _MAX_HOLD_S:
-            raise FairdieError(f"hold {hold} s is out of range (0..{_MAX_HOLD_S:g} s)")
+        if hold is not None:
+            check_hold(hold)
         if name in self._pressed:
             raise FairdieError(f"button {name!r} is already pressed")
         start = self.chip.cycle

@@ -16,15 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairdie.board import Board, Bounce, DieSpec, Display, load_board
-from fairdie.device import Device
+from fairdie.device import Device, check_hold
 from fairdie.die._faces import POSITIONS, standard_faces
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
 
 __all__ = ["Die", "Press"]
-
-_MAX_HOLD_S = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +90,7 @@ class Die(Device):
         super().__init__(chip, bd, seed=seed)
         self.faces: Display = faces
         self.roll_control: str = control
+        self._by_power = self.button(control).kind == "power"
         self.settle_s = spec.settle_ms / 1000
         self._counters = spec.counters
         self._analog = analog[0] if analog else None
@@ -101,7 +100,7 @@ class Die(Device):
 
     @property
     def rolls_by_power(self) -> bool:
-        return self.button(self.roll_control).kind == "power"
+        return self._by_power
 
     # ---- stimulus ---------------------------------------------------------
 
@@ -145,7 +144,7 @@ class Die(Device):
     def display(self, at: int | None = None) -> str:
         """A face ("1".."6"), another symbol of the face table ("all"), "off"
         or "invalid", as an eye would read the LEDs."""
-        return self.faces.decode(self.lit(at))
+        return self.read(self.faces, at)
 
     # ---- pressing ---------------------------------------------------------------
 
@@ -161,8 +160,7 @@ class Die(Device):
         pressed, bouncing as the board says or as ``bounce`` overrides, then
         released, and is read once its face has had ``settle_ms`` to settle.
         """
-        if not 0 < hold <= _MAX_HOLD_S:
-            raise FairdieError(f"hold {hold} s is out of range (0..{_MAX_HOLD_S:g} s)")
+        check_hold(hold)
         if self.rolls_by_power:
             return self._power_roll(hold)
         return self._button_roll(hold, bounce)
@@ -188,14 +186,14 @@ class Die(Device):
         if not chip.powered:
             self.power_on()
             chip.run(seconds=self.settle_s)
-        mark = chip.trace.mark()
+        chip.clear_trace()  # it holds this roll only, as a power-on clears it
         self.press(self.roll_control, hold=hold, bounce=bounce)
         chip.run(seconds=self.settle_s)
         end = self.display()
         # one steady face: the same for the last two persistence windows
         before = self.display(at=chip.cycle - self.window)
         shown = end if before == end else "off"
-        codes = chip.adc_codes(mark)
+        codes = chip.adc_codes()
         return self._result(shown, end, codes, hold)
 
     def _result(self, shown: str, end: str, codes: tuple[int, ...], hold: float) -> Press:

@@ -468,8 +468,6 @@ class Chip:
         )
 
     def _reason(self, bits: int) -> StopReason:
-        if bits == _STOP_DEADLINE:  # the common case, without enum arithmetic
-            return StopReason.DEADLINE
         reason = StopReason(0)
         if bits & _STOP_EVENT:
             w = self._why

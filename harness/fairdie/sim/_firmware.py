@@ -115,11 +115,14 @@ def load_firmware(
     eep: str | Path | None = None,
     mcu: str | None = None,
     f_cpu: int | None = None,
+    default_f_cpu: int | None = None,
 ) -> Firmware:
     """Load an ELF, or an Intel HEX with an optional .eep beside it.
 
     ``mcu`` and ``f_cpu`` fill in what the file does not say; when an ELF names
     another MCU or clock, that is an error (a build for another chip or fuses).
+    ``default_f_cpu`` is the clock when neither ``f_cpu`` nor the file gives one
+    (a HEX on a board: the board's clock).
     """
     p = Path(path)
     if not p.is_file():
@@ -151,7 +154,7 @@ def load_firmware(
     return dataclasses.replace(
         fw,
         mcu=fw.mcu or (mcu.lower() if mcu else None),
-        f_cpu=f_cpu if f_cpu is not None else fw.f_cpu,
+        f_cpu=f_cpu if f_cpu is not None else (fw.f_cpu or default_f_cpu),
     )
 
 
