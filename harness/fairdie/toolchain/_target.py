@@ -96,11 +96,19 @@ class Target:
     default_variant: str | None
     variant_defines: tuple[tuple[str, tuple[tuple[str, Define], ...]], ...] = ()
     options: BuildOptions = BuildOptions()
+    #: (variant, model): the reference model each variant names (``model = ...``)
+    variant_models: tuple[tuple[str, str], ...] = ()
 
     @property
     def variants(self) -> tuple[str, ...]:
         """Names accepted by ``build(variant=...)``, in file order."""
         return tuple(name for name, _ in self.variant_defines)
+
+    def model_for(self, variant: str | None) -> str | None:
+        """The reference model a variant names (``model = "..."``), if any."""
+        self.defines_for(variant)  # an unknown variant fails here
+        name = variant if variant is not None else self.default_variant
+        return dict(self.variant_models).get(name or "")
 
     def defines_for(self, variant: str | None) -> dict[str, Define]:
         """The ``-D`` defines of ``variant`` (``None``: the default variant)."""
@@ -262,15 +270,23 @@ def parse_target_toml(text: str, path: Path) -> Target:
     if not isinstance(table, dict):
         raise ToolchainError(f"{where}: [variants] must be a table")
     found: list[tuple[str, tuple[tuple[str, Define], ...]]] = []
+    models: list[tuple[str, str]] = []
     for vname, spec in table.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("defines", {}), dict):
             raise ToolchainError(f"{where}: [variants.{vname}] needs a defines table")
         defines = check_defines(spec.get("defines", {}), f"{where} [variants.{vname}]")
         found.append((vname, tuple(defines.items())))
+        model = spec.get("model")
+        if model is not None:
+            if not isinstance(model, str) or not _PLAIN.match(model):
+                raise ToolchainError(f"{where}: [variants.{vname}] model must be a plain name")
+            models.append((vname, model))
     default = data.get("default_variant", found[0][0] if found else None)
     if default is not None and default not in {n for n, _ in found}:
         raise ToolchainError(f"{where}: default_variant {default!r} is not a variant")
-    return Target(name, path, mcu, f_cpu, output, budget, default, tuple(found), options)
+    return Target(
+        name, path, mcu, f_cpu, output, budget, default, tuple(found), options, tuple(models)
+    )
 
 
 def load_target(target: str | Path = "die_t13a") -> Target:

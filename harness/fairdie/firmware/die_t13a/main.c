@@ -19,21 +19,26 @@
  * so the watchdog can run in interrupt mode).
  *
  * Every press of the switch is a power-on; releasing it cuts power.
- *   1. Display off, read the counters c[0..5] of faces 1..6 from EEPROM
- *      bytes 0..5. Any byte values are valid (a fresh chip holds 0xFF).
- *   2. One ADC conversion of ADC2 against Vcc: code, 10 bits.
- *   3. The rule (rule.c; a Python reference model mirrors it byte for byte):
- *      order the faces by (count, face number) ascending; the candidates are
- *      order[0], order[2], order[4]; face = candidates[code % 3]. If
- *      c[face] is 255, rebase first: subtract m = min(c) from every counter;
- *      if m is 0, decrement every counter above g, the largest value in
- *      0..254 no counter holds. Then c[face] += 1.
- *   4. Write the changed counters and wait until EEPROM is idle, so a face
- *      that is shown is never lost.
+ *   1. Display off; 16 ADC conversions of ADC2 against Vcc, at fixed
+ *      instants; their low bits are the noise.
+ *   2. Load the state from EEPROM (store.c): each face's offset above the
+ *      least-counted face (0..3) and a 12-bit pool. Any bytes are valid (a
+ *      fresh chip holds 0xFF: no record, so a fresh table).
+ *   3. The rule (fair.c; fairdie.die._fair mirrors it bit for bit): unbiased
+ *      bits from the noise, combined with the pool; a face drawn with
+ *      weight 8, 3 or 1 for offset 0, 1 or 2 (none for 3), without modulo
+ *      bias; its offset goes up and the least is kept at 0.
+ *   4. Write the state as the next record of the ring and wait until EEPROM
+ *      is idle, so a face that is shown is never lost.
  *   5. Show the face and sleep. The watchdog (interrupt mode) counts 64 ms
  *      ticks from power-on: after 155 ticks (9.92 s) of continuous power
  *      the table is cleared, inside the 9.9 .. 10.0 s window the tests hold.
- *   6. Clear: write 0 to all six counters, wait, light every LED, stay so.
+ *   6. Clear: write a record with every offset 0 (the pool is kept), wait,
+ *      light every LED, stay so.
+ *
+ * DIE_RULE_SEED=1 builds the seed's rule instead (rule.c): six byte counters
+ * at EEPROM 0..5, one conversion, candidate (code % 3) of the 1st, 3rd and
+ * 5th faces by count, a rebase at 255; the clear zeroes the six bytes.
  *
  * Variants: DIE_CHARLIEPLEX=0 drives the four LED groups directly and sleeps
  * in power-down (outputs keep their levels). DIE_CHARLIEPLEX=1 drives the
@@ -46,14 +51,19 @@
 #include <avr/sleep.h>
 #include <stdint.h>
 
+#include "fair.h"
 #include "pins.h"
 #include "rule.h"
+#include "store.h"
 
 #ifndef F_CPU
 #error "F_CPU must be set by the build (fairdie.toolchain does)"
 #endif
 #ifndef DIE_CHARLIEPLEX
 #define DIE_CHARLIEPLEX 0
+#endif
+#ifndef DIE_RULE_SEED
+#define DIE_RULE_SEED 0
 #endif
 #ifndef FAIRDIE_MCU
 #define FAIRDIE_MCU "attiny13a"
@@ -200,6 +210,8 @@ static void show(uint8_t segs) { PORTB = segs; }
 
 #endif /* DIE_CHARLIEPLEX */
 
+#if DIE_RULE_SEED
+
 static uint16_t adc_read_once(void) {
     ADMUX = ADC_MUX_BITS;
     ADCSRA = _BV(ADEN) | _BV(ADSC) | ADC_PS;
@@ -217,6 +229,27 @@ static void save(const uint8_t c[DIE_FACES]) {
     }
     eeprom_busy_wait();
 }
+
+#else
+
+/* The low bits of FAIR_READS conversions, the first in the top bit. The loop
+ * takes the same time whatever is read, so the conversions fall at the same
+ * instants of every press. */
+static uint16_t adc_low_bits(void) {
+    ADMUX = ADC_MUX_BITS;
+    ADCSRA = _BV(ADEN) | ADC_PS;
+    uint16_t bits = 0;
+    for (uint8_t i = 0; i < FAIR_READS; i++) {
+        ADCSRA |= _BV(ADSC);
+        while (ADCSRA & _BV(ADSC)) {
+        }
+        bits = (uint16_t)(bits << 1) | (ADC & 1);
+    }
+    ADCSRA = 0; /* ADC off: it would draw current while the face is shown */
+    return bits;
+}
+
+#endif /* DIE_RULE_SEED */
 
 /* Sleep until the watchdog has counted `ticks`. */
 static void sleep_until(uint8_t ticks) {
@@ -266,18 +299,31 @@ int main(void) {
     sleep_enable();
     sei();
 
+#if DIE_RULE_SEED
     uint8_t c[DIE_FACES];
     eeprom_read_block(c, (const void *)0, DIE_FACES);
     uint8_t face = die_roll(c, adc_read_once());
     save(c);
+#else
+    uint16_t bits = adc_low_bits();      /* first: at fixed instants after power-on */
+    store_load();
+    uint8_t face = fair_roll(store_record + 1, bits);
+    store_save();
+#endif
     show(pgm_read_byte(&FACE_SEGS[face]));
 
     sleep_until(CLEAR_TICKS);
 
+#if DIE_RULE_SEED
     for (uint8_t i = 0; i < DIE_FACES; i++) {
         c[i] = 0;
     }
     save(c);
+#else
+    store_record[1] = 0;     /* table bits 0..7 */
+    store_record[2] &= 0xF0; /* table bits 8..11; the pool is kept */
+    store_save();
+#endif
     show(SEG_ALL);
     stay_lit();
 }
