@@ -226,6 +226,10 @@ def _cmd_demo(a: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["lab"]:  # its own parsers (fairdie.lab._lab_cli)
+        from fairdie.lab._lab_cli import lab_main
+
+        return lab_main(argv[1:])
     args = _parser().parse_args(argv)
     # every run is reproducible from its arguments (the seed defaults to a fixed value)
     args.replay = shlex.join(["fairdie", *argv])

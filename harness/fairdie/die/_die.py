@@ -18,6 +18,7 @@ from pathlib import Path
 from fairdie.board import Board, Bounce, DieSpec, Display, load_board
 from fairdie.device import Device, check_hold
 from fairdie.die._faces import POSITIONS, standard_faces
+from fairdie.die._models import DieModel, model_named
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
@@ -45,7 +46,10 @@ class Die(Device):
     the analog input named "noise" (or the board's only one). ``eeprom``: the
     starting EEPROM (default: the firmware's own image, else erased).
     ``roll``: the button that rolls it (default: the board's ``[die] roll``,
-    else its power button).
+    else its power button). ``variant``: the build of the board's firmware
+    target (default: the board's). ``model``: the reference model the die's
+    presses must match (default: the one its build names in target.toml; a
+    firmware given as a file has none unless named here).
     """
 
     def __init__(
@@ -58,6 +62,8 @@ class Die(Device):
         eeprom: bytes | None = None,
         f_cpu: int | None = None,
         roll: str | None = None,
+        variant: str | None = None,
+        model: DieModel | str | None = None,
     ) -> None:
         bd = board if isinstance(board, Board) else load_board(board)
         spec = bd.die or DieSpec()
@@ -71,9 +77,18 @@ class Die(Device):
         if firmware is None:
             if bd.firmware is None:
                 raise FairdieError(f"board {bd.name} names no firmware target: give a firmware")
-            from fairdie.toolchain import build
+            from fairdie.toolchain import build, load_target
 
-            firmware = build(bd.firmware, variant=bd.variant, mcu=bd.mcu, f_cpu=f).elf
+            build_variant = variant or bd.variant
+            firmware = build(bd.firmware, variant=build_variant, mcu=bd.mcu, f_cpu=f).elf
+            if model is None:
+                model = load_target(bd.firmware).model_for(build_variant)
+        elif variant is not None:
+            raise FairdieError("variant names a build of the board's firmware: give one or the other")
+        try:
+            self.model: DieModel | None = model_named(model) if isinstance(model, str) else model
+        except ValueError as e:
+            raise FairdieError(str(e)) from None
         fw = (
             firmware
             if isinstance(firmware, Firmware)
@@ -95,6 +110,9 @@ class Die(Device):
         self._counters = spec.counters
         self._analog = analog[0] if analog else None
         self.noise: NoiseModel | None = None
+        #: presses made so far: a seekable noise model reads press ``presses``
+        #: next (a campaign shard that starts at press k sets it to k)
+        self.presses = 0
         if self._analog is not None:
             self.set_noise(noise)
 
@@ -114,20 +132,34 @@ class Die(Device):
             except ValueError as e:
                 raise FairdieError(str(e)) from None
         self.noise = noise
+        bind = getattr(noise, "bind_clock", None)
+        if bind is not None:  # time-dependent noise (hum) reads the chip's clock
+            chip = self.chip
+            bind(lambda: chip.cycles_powered / chip.frequency)
         self.set_analog(self._analog.name, noise)
 
     # ---- the table ----------------------------------------------------------
 
     @property
     def has_counters(self) -> bool:
-        return self._counters is not None
+        return self.model is not None or self._counters is not None
 
     @property
     def counts(self) -> tuple[int, ...]:
-        """The six counters as stored in EEPROM (face 1 first)."""
+        """The table the die keeps, face 1 first: its model's reading of the
+        EEPROM, else the six counters at the board's ``[die] counters``."""
+        if self.model is not None:
+            return self.model.table(self.chip.eeprom)
         return tuple(self.chip.read_eeprom(self._counter_address(), 6))
 
     def set_counts(self, counts: Sequence[int]) -> None:
+        """Store a table as the die keeps it (a fresh image for a model)."""
+        if self.model is not None:
+            try:
+                self.chip.write_eeprom(0, self.model.with_table(counts))
+            except ValueError as e:
+                raise FairdieError(str(e)) from None
+            return
         if len(counts) != 6 or any(not 0 <= c <= 255 for c in counts):
             raise FairdieError(f"counts must be six bytes 0..255, not {list(counts)}")
         self.chip.write_eeprom(self._counter_address(), bytes(counts))
@@ -161,9 +193,15 @@ class Die(Device):
         released, and is read once its face has had ``settle_ms`` to settle.
         """
         check_hold(hold)
+        seek = getattr(self.noise, "seek", None)
+        if seek is not None:  # each roll reads its own part of the noise
+            seek(self.presses)
         if self.rolls_by_power:
-            return self._power_roll(hold)
-        return self._button_roll(hold, bounce)
+            press = self._power_roll(hold)
+        else:
+            press = self._button_roll(hold, bounce)
+        self.presses += 1
+        return press
 
     def _power_roll(self, hold: float) -> Press:
         self.power_on()
@@ -200,7 +238,7 @@ class Die(Device):
         return Press(
             face=int(shown) if shown.isdigit() else None,
             display=end,
-            counts=self.counts if self._counters is not None else None,
+            counts=self.counts if self.has_counters else None,
             adc_codes=codes,
             hold_s=hold,
         )

@@ -27,6 +27,7 @@ __all__ = [
     "FAIR_READS",
     "WEIGHTS",
     "FairState",
+    "advance",
     "lsbs_of",
     "offsets",
     "pack",
@@ -66,6 +67,11 @@ def _normalise(table: int) -> int:
     while all(o for o in offsets(table)):
         table -= _ONES
     return table
+
+
+def advance(table: int, face: int) -> int:
+    """The table after ``face`` (1..6) shows: its offset up, normalised."""
+    return _normalise(_normalise(table & 0xFFF) + (1 << (2 * (face - 1))))
 
 
 def lsbs_of(codes: Sequence[int]) -> int:
@@ -126,5 +132,4 @@ def press(d: Sequence[int], codes: Sequence[int]) -> tuple[int, bytes]:
     while r >= weights[face]:
         r -= weights[face]
         face += 1
-    table = _normalise(table + (1 << (2 * face)))
-    return face + 1, pack((table, pool))
+    return face + 1, pack((advance(table, face + 1), pool))

@@ -1,0 +1,227 @@
+"""``fairdie lab search``: the parameter search of specs/randomness-systems.md from the shell.
+
+    fairdie lab search --values N --samples T --entropy E [--simulate MATCHES] [--seed S] [--json]
+
+With ``--json`` it prints :func:`fairdie.lab.search`'s dict; otherwise a small
+table. Bad input is one line ``fairdie lab search: error: ...`` on stderr and
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from fairdie.lab._search import search
+
+__all__ = ["campaign_main", "lab_main", "search_main"]
+
+PROG = "fairdie lab search"
+
+
+class _BadInput(Exception):
+    """A usage error, reported as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadInput(message)
+
+
+def _int_at_least(lo: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if v < lo:
+            raise argparse.ArgumentTypeError(f"{v} is below {lo}")
+        return v
+
+    return parse
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= v <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..1")
+    return v
+
+
+def _parser() -> _Parser:
+    p = _Parser(
+        prog=PROG,
+        description="Search the dynamic dice and generalized deck parameters "
+        "(specs/randomness-systems.md): lowest outcome variance at or above an entropy.",
+    )
+    p.add_argument("--values", type=_int_at_least(2), required=True, help="n, values 1..n")
+    p.add_argument("--samples", type=_int_at_least(1), required=True, help="T, draws per match")
+    p.add_argument("--entropy", type=_fraction, required=True, help="threshold, 0..1")
+    p.add_argument(
+        "--simulate",
+        type=_int_at_least(2),
+        metavar="MATCHES",
+        help="simulate this many matches per candidate instead of computing exactly",
+    )
+    p.add_argument("--seed", type=int, default=0, help="simulation seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def _row(name: str, entry: dict[str, Any] | None, params: str) -> str:
+    if entry is None:
+        return f"{name:<17} {'-':<12} no candidate reaches the threshold"
+    cells = f"{entry['entropy']:>8.4f} {entry['variance']:>9.4f}"
+    if "entropy_se" in entry:
+        cells += f"   (se {entry['entropy_se']:.4f}, {entry['variance_se']:.4f})"
+    return f"{name:<17} {params:<12} {cells}"
+
+
+def _table(result: dict[str, Any]) -> str:
+    how = "exact" if result["method"] == "exact" else f"{result['matches']} simulated matches"
+    gd = result["generalized_deck"]
+    dd = result["dynamic_dice"]
+    return "\n".join(
+        [
+            f"n = {result['values']}, T = {result['samples']}, "
+            f"entropy >= {result['entropy_threshold']:g} ({how})",
+            f"{'system':<17} {'parameters':<12} {'entropy':>8} {'variance':>9}",
+            _row("dice", result["dice"], ""),
+            _row("deck", result["deck"], ""),
+            _row("generalized deck", gd, "" if gd is None else f"s={gd['s']} r={gd['r']}"),
+            _row("dynamic dice", dd, "" if dd is None else f"d={dd['d']:g}"),
+        ]
+    )
+
+
+def search_main(argv: list[str]) -> int:
+    """Run ``fairdie lab search`` with ``argv`` (the words after ``search``); the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+    except _BadInput as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit:  # --help printed the usage (errors raise _BadInput)
+        return 0
+    result = search(
+        args.values,
+        args.samples,
+        args.entropy,
+        simulate_matches=args.simulate,
+        seed=args.seed,
+    )
+    if args.json:
+        print(json.dumps(result, indent=2, allow_nan=False))
+    else:
+        print(_table(result))
+    return 0
+
+
+CAMPAIGN = "fairdie lab campaign"
+
+
+def _campaign_parser() -> _Parser:
+    p = _Parser(
+        prog=CAMPAIGN,
+        description="Press the emulated die N times from an erased chip and measure its "
+        "fairness and what a player can predict; dice, deck and dynamic dice beside it.",
+    )
+    p.add_argument("--presses", type=_int_at_least(1), required=True, help="N presses")
+    p.add_argument("--noise", default="floating", help="noise model (default floating)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="campaign seed (default 0)")
+    p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
+    p.add_argument("--firmware", help="an ELF or HEX to press instead of our build")
+    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
+    p.add_argument("--jobs", type=_int_at_least(1), default=1, help="local processes (default 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on this Dask scheduler")
+    p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def _progress(total: int, quiet: bool) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
+    """A progress bar on a terminal's stderr, nothing otherwise."""
+    if quiet or not sys.stderr.isatty():
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="press", file=sys.stderr, leave=False)
+    return bar.update, bar.close
+
+
+def campaign_main(argv: list[str]) -> int:
+    """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
+    from fairdie.errors import FairdieError
+    from fairdie.lab._campaign import Campaign, reference_tallies, run_campaign
+
+    try:
+        args = _campaign_parser().parse_args(argv)
+    except _BadInput as e:
+        print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit:
+        return 0
+    c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
+    update, close = _progress(args.presses, args.json)
+    try:
+        result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
+    except FairdieError as e:
+        print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        close()
+    out = result.as_json()
+    refs = reference_tallies(args.presses, args.seed)
+    out["reference"] = {
+        name: {
+            "spread": t.spread,
+            "worst_spread": t.worst_spread,
+            "longest_absence": t.longest_absence,
+            "entropy": round(t.entropy, 4),
+            "guess_rate": round(t.guess_rate, 4),
+        }
+        for name, t in refs.items()
+    }
+    if args.plot:
+        try:
+            from fairdie.lab._plots import write_plots
+        except ImportError:
+            print(
+                f"{CAMPAIGN}: error: --plot needs matplotlib: pip install 'fairdie[plot]'",
+                file=sys.stderr,
+            )
+            return 2
+        out["plots"] = write_plots(args.plot, result, refs)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        rows = [("firmware", out), *out["reference"].items()]
+        print(
+            f"{args.presses} presses, noise {args.noise}, seed {args.seed}: "
+            f"counts {out['counts']}, chi2 p {out['chi2_p']:.3g}, "
+            f"{out['presses_per_s']:.0f} presses/s"
+        )
+        print(f"{'system':<14}{'spread':>7}{'worst':>7}{'absence':>8}{'entropy':>9}{'guess':>7}")
+        for name, m in rows:
+            print(
+                f"{name:<14}{m['spread']:>7}{m['worst_spread']:>7}{m['longest_absence']:>8}"
+                f"{m['entropy']:>9.3f}{m['guess_rate']:>7.3f}"
+            )
+        print(f"replay: {out['replay']}")
+    return 0
+
+
+def lab_main(argv: list[str]) -> int:
+    """``fairdie lab search|campaign ...``."""
+    commands = {"search": search_main, "campaign": campaign_main}
+    if not argv or argv[0] not in commands:
+        got = repr(argv[0]) if argv else "nothing"
+        print(f"fairdie lab: error: expected search or campaign, got {got}", file=sys.stderr)
+        return 2
+    return commands[argv[0]](argv[1:])
