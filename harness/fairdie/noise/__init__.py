@@ -2,37 +2,47 @@
 
 A noise model is a seeded, deterministic callable ``model(channel) ->
 millivolts`` that the chip calls once per ADC conversion
-(``chip.set_adc(channel, model)``). Models: :class:`Floating` (a realistic
-floating pin: few codes, slow drift; the default), :class:`Uniform` (every
-code equally likely), :class:`Stuck` (a constant) and :class:`Codes`
-(exact ADC codes in turn, for tests). :func:`parse_noise`
-builds one from its CLI name. :func:`code_for_mv` and :func:`mv_for_code`
-are simavr's ADC transfer function and its inverse. Hypothesis strategies
-live in :mod:`fairdie.noise.strategies`.
+(``chip.set_adc(channel, model)``). A seekable one (:class:`SeekableNoise`)
+also has ``seek(press)``, which starts press number ``press`` so that its
+readings depend only on the seed and the press, never on earlier presses; a
+model that needs time has ``bind_clock(clock)``. Models:
+:class:`Floating` (a realistic floating pin: few codes, slow drift; the
+default), :class:`Uniform` (every code equally likely), :class:`Stuck` (a
+constant), :class:`Hum` (mains hum), :class:`Biased` (codes with given
+weights), :class:`Trace` (a recording replayed) and :class:`Codes` (exact
+ADC codes in turn, for tests). :func:`parse_noise` builds one from its CLI
+spec (:data:`NOISE_NAMES`). :func:`code_for_mv` and :func:`mv_for_code` are
+simavr's ADC transfer function and its inverse. Hypothesis strategies live
+in :mod:`fairdie.noise.strategies`.
 """
 
 from __future__ import annotations
 
 from fairdie.noise._adc import ADC_MAX, code_for_mv, mv_for_code
 from fairdie.noise._models import (
-    DEFAULT_NOISE,
-    NOISE_NAMES,
+    Biased,
     Codes,
     Floating,
-    NoiseModel,
+    Hum,
     Stuck,
     Uniform,
-    parse_noise,
 )
+from fairdie.noise._parse import DEFAULT_NOISE, NOISE_NAMES, parse_noise
+from fairdie.noise._seeded import NoiseModel, SeekableNoise
+from fairdie.noise._trace import Trace
 
 __all__ = [
     "ADC_MAX",
     "DEFAULT_NOISE",
     "NOISE_NAMES",
+    "Biased",
     "Codes",
     "Floating",
+    "Hum",
     "NoiseModel",
+    "SeekableNoise",
     "Stuck",
+    "Trace",
     "Uniform",
     "code_for_mv",
     "mv_for_code",

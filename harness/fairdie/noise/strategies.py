@@ -9,12 +9,25 @@ change it.
 
 from __future__ import annotations
 
+import functools
+import math
+
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from fairdie.noise._adc import ADC_MAX
+from fairdie.noise._models import (
+    HUM_HZ,
+    MAX_WEIGHTS,
+    Biased,
+    Floating,
+    Hum,
+    Stuck,
+    Uniform,
+)
+from fairdie.noise._seeded import SeekableNoise
 
-__all__ = ["adc_codes", "counters"]
+__all__ = ["adc_codes", "counters", "noise_models", "noise_sequences"]
 
 _FACES = 6
 _EDGES = (0, 1, 254, 255)
@@ -72,5 +85,89 @@ def counters(*, edges: bool = True) -> st.SearchStrategy[tuple[int, ...]]:
             full,
             ties,
         )
+
+    return st.deferred(build)
+
+
+def noise_sequences(*, min_size: int = 1, max_size: int = 64) -> st.SearchStrategy[list[int]]:
+    """Lists of ``min_size`` to ``max_size`` 10-bit ADC codes, as a
+    :class:`~fairdie.noise.Codes` model would feed them.
+
+    The strategy leans toward what breaks a rule that trusts its noise: runs
+    of one code (a stuck pin), both rails, 0 and 1023 in alternation, and a
+    few codes in a skewed cluster (a floating pin), as well as any codes.
+    """
+
+    def build() -> st.SearchStrategy[list[int]]:
+        lo = _check_int("min_size", min_size)
+        hi = _check_int("max_size", max_size)
+        if lo < 0:
+            raise InvalidArgument(f"min_size={lo} must be >= 0")
+        if lo > hi:
+            raise InvalidArgument(f"min_size={lo} must not exceed max_size={hi}")
+        return st.integers(lo, hi).flatmap(_sequences_of)
+
+    return st.deferred(build)
+
+
+_CODE_EDGES = (0, 1, 511, 512, ADC_MAX - 1, ADC_MAX)
+#: Which code of a cluster each reading takes: the first most often.
+_CLUSTER_PICKS = (0, 0, 0, 0, 1, 1, 2, 3, 4, 5, 6)
+
+
+@functools.lru_cache(maxsize=256)
+def _sequences_of(n: int) -> st.SearchStrategy[list[int]]:
+    """Every shape of :func:`noise_sequences` at length ``n`` (built once per n)."""
+    code = st.one_of(st.sampled_from(_CODE_EDGES), st.integers(0, ADC_MAX))
+    runs = st.lists(st.tuples(code, st.integers(1, max(n, 1))), min_size=1, max_size=8)
+    rails = st.sampled_from((0, ADC_MAX))
+    # a cluster: up to seven distinct codes within 4 of a centre, the first commonest
+    offsets = st.lists(st.integers(-4, 4), min_size=1, max_size=7, unique=True)
+    picks = st.lists(st.sampled_from(_CLUSTER_PICKS), min_size=n, max_size=n)
+    return st.one_of(
+        st.lists(st.integers(0, ADC_MAX), min_size=n, max_size=n),
+        st.one_of(rails, code).map(lambda c: [c] * n),
+        runs.map(lambda rs: _fill([c for c, k in rs for _ in range(k)], n)),
+        st.lists(rails, min_size=n, max_size=n),
+        st.booleans().map(lambda high: [ADC_MAX * ((i + high) % 2) for i in range(n)]),
+        st.tuples(st.integers(0, ADC_MAX), offsets, picks).map(lambda t: _cluster(*t)),
+    )
+
+
+def _fill(codes: list[int], n: int) -> list[int]:
+    """``codes`` cut or stretched (its last code repeated) to ``n``."""
+    return (codes + codes[-1:] * n)[:n]
+
+
+def _cluster(centre: int, offsets: list[int], picks: list[int]) -> list[int]:
+    codes = [min(max(centre + d, 0), ADC_MAX) for d in offsets]
+    return [codes[i % len(codes)] for i in picks]
+
+
+def noise_models(*, vcc_mv: float = 3000) -> st.SearchStrategy[SeekableNoise]:
+    """Seeded noise models for a supply of ``vcc_mv``: one of every kind
+    :func:`~fairdie.noise.parse_noise` builds but a trace (floating, uniform,
+    stuck anywhere in 0..vcc including both rails, hum and biased)."""
+
+    def build() -> st.SearchStrategy[SeekableNoise]:
+        if isinstance(vcc_mv, bool) or not isinstance(vcc_mv, int | float):
+            raise InvalidArgument(f"vcc_mv={vcc_mv!r} must be a number")
+        if not (math.isfinite(vcc_mv) and vcc_mv > 0):
+            raise InvalidArgument(f"vcc_mv={vcc_mv!r} must be a positive number")
+        vcc = float(vcc_mv)
+        seeds = st.integers(0, 2**64 - 1)
+        lo, hi = HUM_HZ
+        hz = st.one_of(st.sampled_from((50.0, 60.0)), st.floats(lo, hi))
+        weight = st.one_of(st.integers(0, 1000), st.floats(0, 1000))
+        weights = st.lists(weight, min_size=1, max_size=MAX_WEIGHTS).filter(any)
+        mv = st.one_of(st.sampled_from((0.0, vcc)), st.floats(0, vcc))
+        models: list[st.SearchStrategy[SeekableNoise]] = [
+            st.builds(Floating, seeds, st.just(vcc)),
+            st.builds(Uniform, seeds, st.just(vcc)),
+            st.builds(Stuck, mv),
+            st.builds(Hum, hz, seeds, st.just(vcc)),
+            st.builds(Biased, weights, seeds, st.just(vcc)),
+        ]
+        return st.one_of(models)
 
     return st.deferred(build)

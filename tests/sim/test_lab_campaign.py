@@ -1,0 +1,90 @@
+"""Fairness campaigns on the emulated die (fairdie.lab._campaign)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import fairdie.die._die  # noqa: F401  (the engine, loaded once)
+from fairdie.lab._campaign import Campaign, CampaignError, run_campaign
+
+pytestmark = pytest.mark.sim
+
+NOISES = ["floating", "uniform", "stuck:1500", "rail-low", "rail-high", "hum:50",
+          "biased:5,1,1,3", "adversarial"]
+
+
+@pytest.mark.parametrize("noise", NOISES)
+def test_the_default_die_stays_within_3_under_every_noise(noise: str) -> None:
+    r = run_campaign(Campaign(400, noise, seed=7))
+    t = r.tally
+    assert r.model == "fair"
+    assert t.worst_spread <= 3, r.as_json()
+    assert t.longest_absence <= 40, r.as_json()
+    if noise != "adversarial":  # a stuck pin does not make it predictable
+        assert t.entropy >= 0.80 and t.guess_rate <= 0.40, r.as_json()
+
+
+def test_the_seed_rule_is_neither_fair_nor_unpredictable_stuck() -> None:
+    t = run_campaign(Campaign(300, "stuck:1500", seed=1, variant="seed")).tally
+    assert t.worst_spread > 3
+    assert t.guess_rate > 0.5
+
+
+def test_the_result_depends_on_the_seed_not_on_the_sharding() -> None:
+    c = Campaign(600, "floating", seed=3)
+    one = run_campaign(c, jobs=1).as_json()
+    two = run_campaign(c, jobs=2).as_json()
+    assert one["shards"] == 4 and two["shards"] == 8
+    for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate"):
+        assert one[key] == two[key], key
+    other = run_campaign(Campaign(600, "floating", seed=4)).as_json()
+    assert other["counts"] != one["counts"] or other["guess_rate"] != one["guess_rate"]
+
+
+def test_a_dask_cluster_gives_the_same_result() -> None:
+    distributed = pytest.importorskip("distributed")
+    c = Campaign(300, "uniform", seed=5)
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        on_dask = run_campaign(c, scheduler=cluster.scheduler_address).as_json()
+    local = run_campaign(c).as_json()
+    assert on_dask["counts"] == local["counts"] and on_dask["entropy"] == local["entropy"]
+
+
+def test_bad_noise_is_refused_before_any_work() -> None:
+    with pytest.raises(CampaignError, match="noise"):
+        run_campaign(Campaign(10, "wobbly"))
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fairdie.cli", "lab", *args], capture_output=True, text=True,
+        timeout=300,
+    )
+
+
+def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
+    r = _cli("campaign", "--presses", "200", "--noise", "uniform", "--json", "--plot", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate",
+                "chi2_p", "presses_per_s", "reference", "plots", "replay"):
+        assert key in out
+    assert set(out["reference"]) == {"dice", "deck", "dynamic_dice"}
+    assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["campaign", "--presses", "0"], ["campaign", "--presses", "5", "--noise", "stuck:x"],
+     ["campaign", "--presses", "5", "--jobs", "-1"], ["nothing"]],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
+    r = _cli(*args)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and "error" in r.stderr and "Traceback" not in r.stderr
