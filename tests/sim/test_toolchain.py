@@ -322,7 +322,7 @@ def test_cli_prints_paths_and_sizes(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert lines["flash"].split()[1:3] == ["/", "1024"]
     assert lines["sram"].split()[1:3] == ["/", "32"]
     assert lines["target"] == "die_t13a (charlieplex)"
-    assert load_target().variants == ("direct", "charlieplex")
+    assert load_target().variants == ("direct", "charlieplex", "seed")
 
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])

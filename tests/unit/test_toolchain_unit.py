@@ -158,16 +158,17 @@ def test_die_target_toml() -> None:
     assert (t.mcu, t.f_cpu, t.output) == ("attiny13a", 1_200_000, "die")
     assert t.budget == Budget(flash=1024, sram=64, stack=32, eeprom=64)
     assert t.budget.static_sram == 32
-    assert t.variants == ("direct", "charlieplex") == variants()
+    assert t.variants == ("direct", "charlieplex", "seed") == variants()
     assert t.default_variant == "direct"
-    assert t.defines_for(None) == {"DIE_CHARLIEPLEX": 0}
-    assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1}
-    assert [p.name for p in t.sources()] == ["main.c", "rule.c"]
+    assert t.defines_for(None) == {"DIE_CHARLIEPLEX": 0, "DIE_RULE_SEED": 0}
+    assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1, "DIE_RULE_SEED": 1}
+    assert [t.model_for(v) for v in t.variants] == ["fair", "seed", "seed"]
+    assert sorted(p.name for p in t.sources()) == ["fair.S", "main.c", "rule.c", "store.c"]
     assert not t.has_cxx
 
 
 def test_unknown_variant_names_the_choices() -> None:
-    with pytest.raises(ToolchainError, match="choose from direct, charlieplex"):
+    with pytest.raises(ToolchainError, match="choose from direct, charlieplex, seed"):
         load_target().defines_for("dice")
 
 

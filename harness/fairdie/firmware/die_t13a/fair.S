@@ -41,6 +41,7 @@
 ; r27:r26, noise r18, left r19, total r20, r r21, face and counters r16,
 ; scratch r17, r0; r16 and r17 are saved.
 
+    .file "fair.S"          ; else the object's own path names it in the ELF
     .section .text.fair_roll, "ax", @progbits
     .global fair_roll
     .type fair_roll, @function
