@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fairdie.cli import main
-from fairdie.die import press as reference_press
+from fairdie.die._models import FairModel
 from fairdie.noise import code_for_mv
 
 
@@ -44,11 +44,12 @@ def test_press_json_contract(capsys):
     r = json.loads(out)
     assert len(r["faces"]) == 12 and all(f in range(1, 7) for f in r["faces"])
     assert r["display"] == str(r["faces"][-1])
-    counts, code = (255,) * 6, code_for_mv(1000, 3000)
+    model, image = FairModel(), b"\xff" * 64
+    codes = (code_for_mv(1000, 3000),) * model.reads
     for face in r["faces"]:
-        f, counts = reference_press(counts, code)
+        f, image = model.press(image, codes)
         assert f == face
-    assert r["counts"] == list(counts)
+    assert r["counts"] == list(model.table(image))
 
 
 def test_press_is_reproducible_from_its_seed(capsys):
@@ -61,14 +62,16 @@ def test_press_is_reproducible_from_its_seed(capsys):
 
 def test_press_from_a_given_table(capsys):
     r = json.loads(
-        run(capsys, "press", "--counts", "1,1,1,0,1,1", "--noise", "stuck:0", "--json")[1]
+        run(capsys, "press", "--counts", "3,3,3,0,3,3", "--noise", "stuck:0", "--json")[1]
     )
-    assert r["faces"] == [4] and r["counts"] == [1, 1, 1, 1, 1, 1]
+    # only face 4 is below the others' offset 3: the fair rule must pick it
+    assert r["faces"] == [4] and r["counts"] == [2, 2, 2, 0, 2, 2]
 
 
 def test_hex_with_its_eep_starts_from_that_table(capsys, tmp_path):
     b = json.loads(run(capsys, "build", "--json")[1])
-    body = bytes([6, 0, 0, 0]) + bytes([1, 1, 0, 1, 1, 1])
+    record = FairModel().with_table([3, 3, 0, 3, 3, 3])[:5]  # slot 0: face 3 is forced
+    body = bytes([len(record), 0, 0, 0]) + record
     eep = tmp_path / "t.eep"
     eep.write_text(":" + (body + bytes([-sum(body) & 0xFF])).hex().upper() + "\n:00000001FF\n")
     rc, out, _ = run(
@@ -109,7 +112,7 @@ def test_press_draws_dice(capsys):
         (["press", "--count", "0"], "out of range"),
         (["press", "--hold", "-1"], "out of range"),
         (["press", "--noise", "stuck:99999"], "outside"),
-        (["press", "--noise", "hum"], "unknown noise"),
+        (["press", "--noise", "wobble"], "unknown noise"),
         (["press", "--firmware", "/nonexistent/die.hex"], "no such firmware file"),
         (["press", "--board", "/nonexistent/board.toml"], "no such board file"),
         (["build", "--f-cpu", "99"], "out of range"),
