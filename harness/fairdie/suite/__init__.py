@@ -6,8 +6,13 @@
 
 :mod:`~fairdie.suite.test_any_die` holds what any die must do (every face
 valid, every face reachable, one steady face per roll);
-:mod:`~fairdie.suite.test_fair_die` holds our firmware's rule and its EEPROM
-table, and skips, saying why, on a die that keeps no table. Every test gets
-its die from the plugin's fixtures, so a firmware or board given on the
-command line is what every test runs.
+:mod:`~fairdie.suite.test_fair_die` holds our firmware's rules, press by press
+against the die's reference model (``die.model``: the fair rule on its ring of
+records, or the seed's on six counters), and
+:mod:`~fairdie.suite.test_fair_die_hygiene` what its LEDs, pins and EEPROM
+writes must never do. Those skip, saying why, on a die that follows no model
+and keeps no counters; a test of one rule skips on a die of the other. Every
+test gets its die from the plugin's fixtures (through the suite's conftest,
+which gives a die of ours the model its board's build names), so a firmware
+or board given on the command line is what every test runs.
 """

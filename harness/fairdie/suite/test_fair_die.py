@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -39,6 +39,7 @@ from fairdie.noise.strategies import noise_sequences
 from fairdie.suite._support import (
     BOARDS,
     ERASED,
+    clear_is_known,
     images,
     model_of,
     needs_model,
@@ -134,8 +135,8 @@ def test_direct_wiring_drives_the_group_pins(die_factory: Callable[..., Die]) ->
 
 def _used_die(die_factory: Callable[..., Die], board: str, presses: int = 7) -> Die:
     """A die after a few presses of random noise from erased EEPROM, each
-    checked against the model: a table that is not all zero, and (fair
-    rule) a ring with several records and a pool that has moved."""
+    checked against the model: a table that has moved and (fair rule) a ring
+    with several records and a pool that has moved."""
     die = die_factory(board=board, eeprom=ERASED)
     model = model_of(die)
     rng = random.Random(board)
@@ -205,7 +206,7 @@ def test_differential_with_realistic_noise(
     die_factory: Callable[..., Die], fairdie_seed: int, board: str
 ) -> None:
     die = die_factory(board=board, noise="floating", seed=fairdie_seed)
-    for n in range(1000):
+    for n in range(2000):
         p, face, _, after = modelled_roll(die)
         assert p.face == face, f"press {n}: seed {fairdie_seed}"
         assert die.chip.eeprom == after, f"press {n}: seed {fairdie_seed}"
@@ -230,7 +231,7 @@ def _start(die: Die, table: tuple[int, ...], presses: list[tuple[int, ...]]) -> 
     die.set_noise(Codes([c for codes in presses for c in codes]))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_any_table_and_any_noise_match_the_model(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -248,7 +249,7 @@ def test_any_table_and_any_noise_match_the_model(
 
 
 @needs_model("fair")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_fair_table_spread_stays_within_three(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -307,7 +308,7 @@ def test_any_eeprom_and_any_noise_never_wraps(
                 ) - (rebased[a] < rebased[b])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_arbitrary_eeprom_bytes_are_a_valid_start(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -333,7 +334,7 @@ def test_arbitrary_eeprom_bytes_are_a_valid_start(
     assert stored == after
 
 
-# ---- the ring's newest record, from leftover bytes ------------------------------------------
+# ---- known bug: a save that is not the ring's newest record (strict xfails) ----------------
 
 #: A ring that leftover bytes leave after presses: slots 0..8 hold laps 1 (seq
 #: 0x10..0x18), 9..11 laps 2, 3, 4 (each a lap further: the slot's leftover
@@ -346,9 +347,9 @@ SPREAD_RING = bytes.fromhex(
 )
 LOST = pytest.mark.xfail(
     strict=True,
-    reason="store.c: after several lap skips (leftover markers with the due lap's parity)"
-    " the ring's records span more than 63 seqs, and the record a save writes is not"
-    " the newest to store_load",
+    reason="store.c: lap skips (a slot's marker, leftover or corrupt, with the due lap's"
+    " parity) spread the ring's records over more than 63 seqs; then the record a save"
+    " writes is not the newest to store_load, and the press or clear is lost",
 )
 
 
@@ -379,6 +380,28 @@ def test_a_clear_from_a_spread_ring_is_kept(die_factory: Callable[..., Die], boa
     assert die.chip.eeprom == model_of(die).cleared(after)
 
 
+@needs_model("fair")
+@LOST
+def test_two_corrupt_bytes_never_lose_a_later_press(
+    die_factory: Callable[..., Die], board: str
+) -> None:
+    """From a fresh chip, two bytes left corrupt (as torn writes leave them:
+    slot 11's marker after 2 presses, slot 2's after 32) skip laps until, at
+    press 39, the record written is not the newest: the press is lost."""
+    die = die_factory(board=board, eeprom=ERASED, noise=Codes([0]))
+    for n in range(40):
+        if n == 2:
+            die.chip.write_eeprom(59, bytes([0x39]))
+        if n == 32:
+            die.chip.write_eeprom(14, bytes([0xAF]))
+        before = die.counts
+        p, face, _, after = modelled_roll(die)
+        assert (p.face, die.chip.eeprom) == (face, after), f"press {n}"
+        assert p.face is not None
+        up = [t + (f == p.face) for f, t in enumerate(before, 1)]
+        assert die.counts == tuple(t - min(up) for t in up), f"press {n}: lost"
+
+
 # ---- a state machine mixing presses, noise and EEPROM edits ------------------------------
 
 
@@ -391,7 +414,8 @@ class DieMachine(RuleBasedStateMachine):
     face showed left every byte at its old or its new value, and (fair rule,
     whose ring is written to survive a cut) the state before or the state
     after, not a mix; one cut during the clear, likewise between the press's
-    image and its clear.
+    image and its clear. (Except where the model's clear is not the
+    firmware's: test_a_clear_from_a_spread_ring_is_kept.)
     """
 
     die: Die
@@ -435,21 +459,32 @@ class DieMachine(RuleBasedStateMachine):
         before = self.image
         p = self.die.roll(hold)
         now = self.image = self.die.chip.eeprom
-        if len(p.adc_codes) < self.model.reads:  # cut while converting: nothing to store
-            assert p.face is None and now == before
+        if len(p.adc_codes) < self.model.reads:
+            event("press: cut while converting")
+            assert p.face is None and now == before  # nothing to store yet
             return
         face, after = self.model.press(before, p.adc_codes)
         cleared = self.model.cleared(after)
-        if hold >= 10.0:
+        if hold >= CLEAR_S and not clear_is_known(self.model, before, after):
+            # the known bug of test_a_clear_from_a_spread_ring_is_kept
+            event("press: into the clear, from a spread ring")
+            note(f"the press's record is not the newest of {after.hex()}: the clear is not known")
+            assert p.face == face
+            assert p.display == "all" if hold >= 10.0 else p.display in (str(face), "all")
+        elif hold >= 10.0:
+            event("press: cleared")
             assert (p.face, p.display) == (face, "all")
             assert now == cleared
         elif hold >= CLEAR_S:
+            event("press: cut around the clear")
             assert p.face == face
             self._between(after, cleared, now, f"a press cut at {hold} s, in the clear")
         elif p.face is not None:
+            event("press: face shown")
             assert (p.face, p.display) == (face, str(face))
             assert now == after
         else:
+            event(f"press: cut before the face, {'stored' if now == after else 'not stored'}")
             self._between(before, after, now, f"a press cut at {hold} s")
 
     @precondition(lambda self: hasattr(self, "die"))
@@ -462,7 +497,7 @@ class DieMachine(RuleBasedStateMachine):
 def test_die_machine(die_factory: Callable[..., Die], board: str) -> None:
     machine = type("Machine", (DieMachine,), {"factory": staticmethod(die_factory), "board": board})
     run_state_machine_as_test(
-        machine, settings=settings(max_examples=15, stateful_step_count=12, deadline=None)
+        machine, settings=settings(max_examples=30, stateful_step_count=16, deadline=None)
     )
 
 
