@@ -13,8 +13,16 @@ from fairdie.lab._campaign import Campaign, CampaignError, run_campaign
 
 pytestmark = pytest.mark.sim
 
-NOISES = ["floating", "uniform", "stuck:1500", "rail-low", "rail-high", "hum:50",
-          "biased:5,1,1,3", "adversarial"]
+NOISES = [
+    "floating",
+    "uniform",
+    "stuck:1500",
+    "rail-low",
+    "rail-high",
+    "hum:50",
+    "biased:5,1,1,3",
+    "adversarial",
+]
 
 
 @pytest.mark.parametrize("noise", NOISES)
@@ -63,17 +71,32 @@ def test_bad_noise_is_refused_before_any_work() -> None:
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fairdie.cli", "lab", *args], capture_output=True, text=True,
+        [sys.executable, "-m", "fairdie.cli", "lab", *args],
+        capture_output=True,
+        text=True,
         timeout=300,
     )
 
 
 def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
-    r = _cli("campaign", "--presses", "200", "--noise", "uniform", "--json", "--plot", str(tmp_path))
+    r = _cli(
+        "campaign", "--presses", "200", "--noise", "uniform", "--json", "--plot", str(tmp_path)
+    )
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate",
-                "chi2_p", "presses_per_s", "reference", "plots", "replay"):
+    for key in (
+        "counts",
+        "spread",
+        "worst_spread",
+        "longest_absence",
+        "entropy",
+        "guess_rate",
+        "chi2_p",
+        "presses_per_s",
+        "reference",
+        "plots",
+        "replay",
+    ):
         assert key in out
     assert set(out["reference"]) == {"dice", "deck", "dynamic_dice"}
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
@@ -81,8 +104,12 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
 
 @pytest.mark.parametrize(
     "args",
-    [["campaign", "--presses", "0"], ["campaign", "--presses", "5", "--noise", "stuck:x"],
-     ["campaign", "--presses", "5", "--jobs", "-1"], ["nothing"]],
+    [
+        ["campaign", "--presses", "0"],
+        ["campaign", "--presses", "5", "--noise", "stuck:x"],
+        ["campaign", "--presses", "5", "--jobs", "-1"],
+        ["nothing"],
+    ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
     r = _cli(*args)

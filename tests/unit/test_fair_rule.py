@@ -27,7 +27,11 @@ def _spread(d: bytes) -> int:
 
 
 @settings(max_examples=300, deadline=None)
-@given(table=offsets, pool=pools, noise=st.lists(noise_sequences(min_size=16, max_size=16), max_size=40))
+@given(
+    table=offsets,
+    pool=pools,
+    noise=st.lists(noise_sequences(min_size=16, max_size=16), max_size=40),
+)
 def test_spread_never_grows_and_stays_within_3(
     table: tuple[int, ...], pool: int, noise: list[list[int]]
 ) -> None:

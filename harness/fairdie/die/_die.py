@@ -84,7 +84,9 @@ class Die(Device):
             if model is None:
                 model = load_target(bd.firmware).model_for(build_variant)
         elif variant is not None:
-            raise FairdieError("variant names a build of the board's firmware: give one or the other")
+            raise FairdieError(
+                "variant names a build of the board's firmware: give one or the other"
+            )
         try:
             self.model: DieModel | None = model_named(model) if isinstance(model, str) else model
         except ValueError as e:
@@ -196,10 +198,7 @@ class Die(Device):
         seek = getattr(self.noise, "seek", None)
         if seek is not None:  # each roll reads its own part of the noise
             seek(self.presses)
-        if self.rolls_by_power:
-            press = self._power_roll(hold)
-        else:
-            press = self._button_roll(hold, bounce)
+        press = self._power_roll(hold) if self.rolls_by_power else self._button_roll(hold, bounce)
         self.presses += 1
         return press
 

@@ -26,11 +26,18 @@ ERASED = b"\xff" * 64
 
 
 class DieModel(Protocol):
-    name: str
-    #: ADC conversions per press
-    reads: int
-    #: EEPROM bytes the firmware may write
-    footprint: range
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads(self) -> int:
+        """ADC conversions per press."""
+        ...
+
+    @property
+    def footprint(self) -> range:
+        """EEPROM bytes the firmware may write."""
+        ...
 
     def table(self, image: bytes) -> tuple[int, ...]:
         """The six numbers the die keeps for faces 1..6."""

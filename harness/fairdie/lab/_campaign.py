@@ -25,13 +25,13 @@ from typing import Any
 from fairdie.die._models import DieModel
 from fairdie.errors import FairdieError
 from fairdie.lab._adversary import Adversary
+from fairdie.lab._measures import run as run_system
 from fairdie.lab._predict import Tally, tally
 from fairdie.lab._public import public_view
 from fairdie.lab._systems import Deck, Dice, DynamicDice, System
-from fairdie.lab._measures import run as run_system
 from fairdie.noise import ADC_MAX, NoiseModel, code_for_mv, mv_for_code, parse_noise
 
-__all__ = ["Campaign", "CampaignError", "CampaignResult", "run_campaign", "REFERENCE_D"]
+__all__ = ["REFERENCE_D", "Campaign", "CampaignError", "CampaignResult", "run_campaign"]
 
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
 REFERENCE_D = 0.355
@@ -271,12 +271,12 @@ def _executor(jobs: int, scheduler: str | None) -> Callable[[list[_Shard]], Iter
 
         def on_dask(shards: list[_Shard]) -> Iterator[_ShardResult]:
             try:
-                client = Client(scheduler, timeout="10s")
+                client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
             except OSError as e:
                 raise CampaignError(f"no Dask scheduler at {scheduler}: {e}") from None
             with client:
                 futures = client.map(_run_shard, shards, pure=False)
-                for future in as_completed(futures):
+                for future in as_completed(futures):  # type: ignore[no-untyped-call]
                     yield future.result()
 
         return on_dask
@@ -311,9 +311,9 @@ def run_campaign(
     expected: _ModelRun | None = None
     if model is not None:
         expected = _model_run(c, model, cuts, vcc)
-    r = model.reads if model else 0
+    reads = model.reads if model else 0
     shards = [
-        _Shard(c, a, b - a, expected.images[a], expected.codes[a * r : b * r])
+        _Shard(c, a, b - a, expected.images[a], expected.codes[a * reads : b * reads])
         if expected
         else _Shard(c, a, b - a, _ERASED)
         for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True)

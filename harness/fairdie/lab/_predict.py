@@ -22,7 +22,10 @@ from dataclasses import dataclass
 
 from fairdie.lab._systems import System
 
-__all__ = ["Predictor", "Tally", "chi2_sf", "tally"]
+__all__ = ["CURVE_STEP", "Predictor", "Tally", "chi2_sf", "tally"]
+
+#: a tally keeps a point of its curves every this many presses
+CURVE_STEP = 100
 
 
 def chi2_sf(x: float, df: int) -> float:
@@ -88,12 +91,12 @@ class Tally:
     entropy: float
     guess_rate: float
     chi2_p: float
-    #: spread and the guess rate so far, every ``step`` presses (for plots)
+    #: spread and the guess rate so far, every CURVE_STEP presses (for plots)
     spread_curve: tuple[int, ...]
     guess_curve: tuple[float, ...]
 
 
-def tally(faces: Sequence[int], start: System, *, step: int = 100) -> Tally:
+def tally(faces: Sequence[int], start: System) -> Tally:
     """Measure faces (0-based) shown from ``start`` (the rule's public state)."""
     n = len(start.probs())
     counts = [0] * n
@@ -112,7 +115,7 @@ def tally(faces: Sequence[int], start: System, *, step: int = 100) -> Tally:
         last[f] = i
         spread = max(counts) - min(counts)
         worst = max(worst, spread)
-        if (i + 1) % step == 0:
+        if (i + 1) % CURVE_STEP == 0:
             spread_curve.append(spread)
             guess_curve.append(hits / (i + 1))
     total = len(faces)
