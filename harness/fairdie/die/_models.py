@@ -55,11 +55,6 @@ class DieModel(Protocol):
         """An image and the codes that make the next press show ``face``."""
         ...
 
-    def probabilities(self, image: bytes) -> tuple[float, ...]:
-        """Each face's chance at the next press under ideal noise, as a player
-        who knows the rule and the table (not any hidden state) reckons it."""
-        ...
-
     def with_table(self, table: Sequence[int]) -> bytes:
         """A fresh image holding this table."""
         ...
@@ -85,9 +80,6 @@ class FairModel:
     def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
         # only the face at offset 0 has any weight: any noise picks it
         return self.with_table([0 if f == face else 3 for f in range(1, 7)]), (0,) * self.reads
-
-    def probabilities(self, image: bytes) -> tuple[float, ...]:
-        return _fair.probabilities(_fair.unpack(_ring.load(image).state)[0])
 
     def with_table(self, table: Sequence[int]) -> bytes:
         if len(table) != 6 or any(not 0 <= t <= 3 for t in table):
@@ -117,12 +109,6 @@ class SeedModel:
     def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
         # the least-counted face is candidate 0, which code 0 picks
         return bytes(0 if f == face else 1 for f in range(1, 7)) + ERASED[6:], (0,)
-
-    def probabilities(self, image: bytes) -> tuple[float, ...]:
-        p = [0.0] * 6
-        for f in _rule.candidates(image[:6]):
-            p[f - 1] = 1 / 3
-        return tuple(p)
 
     def with_table(self, table: Sequence[int]) -> bytes:
         return bytes(table) + ERASED[6:]

@@ -140,21 +140,14 @@ def _run_shard(shard: _Shard) -> _ShardResult:
     t0 = time.perf_counter()
     c = shard.campaign
     die = _die(c, shard.image)
-    noise: NoiseModel
-    if shard.codes is not None and die.model is not None:
-        noise = _Replay(shard.codes, shard.start, die.model.reads, die.chip.vcc_mv)
-    else:
-        noise = _noise(c, die.model, die.chip.vcc_mv)
-    die.set_noise(noise)
+    if shard.codes is not None:
+        die.set_noise(
+            _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
+        )
+    else:  # no model: one shard, reading the noise itself (never adversarial)
+        die.set_noise(_noise(c, None, die.chip.vcc_mv))
     die.presses = shard.start
-    prepare = None if isinstance(noise, _Replay) else getattr(noise, "prepare", None)
-    faces = bytearray()
-    for _ in range(shard.count):
-        if prepare is not None:
-            noise.seek(die.presses)  # type: ignore[attr-defined]
-            prepare(die.chip.eeprom)
-        p = die.roll(_HOLD_S)
-        faces.append(p.face or 0)
+    faces = bytearray(die.roll(_HOLD_S).face or 0 for _ in range(shard.count))
     return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
 
 
@@ -165,10 +158,9 @@ class _ModelRun:
     codes: array[int] = field(default_factory=lambda: array("H"))
 
 
-def _conversion_instants(c: Campaign) -> tuple[int, list[float]]:
-    """The analog channel and the seconds after power-on at which one press
-    converts (the firmware converts at fixed instants)."""
-    die = _die(c, _ERASED)
+def _conversion_instants(die: Any) -> tuple[int, list[float]]:
+    """The analog channel and the seconds after power-on at which one press of
+    this (fresh) die converts: the firmware converts at fixed instants."""
     die.set_noise("uniform")
     die.roll(_HOLD_S)
     chip = die.chip
@@ -190,8 +182,10 @@ def _code_table(vcc: int) -> Callable[[float], int]:
     return code
 
 
-def _model_run(c: Campaign, model: DieModel, cuts: Sequence[int], vcc_mv: float) -> _ModelRun:
-    channel, instants = _conversion_instants(c)
+def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
+    model: DieModel = probe.model
+    vcc_mv = probe.chip.vcc_mv
+    channel, instants = _conversion_instants(probe)
     if len(instants) != model.reads:
         raise CampaignError(
             f"the firmware converted {len(instants)} times in a press; its model"
@@ -310,7 +304,7 @@ def run_campaign(
     cuts = [c.presses * i // count for i in range(count)]
     expected: _ModelRun | None = None
     if model is not None:
-        expected = _model_run(c, model, cuts, vcc)
+        expected = _model_run(c, probe, cuts)
     reads = model.reads if model else 0
     shards = [
         _Shard(c, a, b - a, expected.images[a], expected.codes[a * reads : b * reads])

@@ -285,7 +285,28 @@ class Stuck:
         return f"Stuck(mv={self.mv:g})"
 
 
-class Codes:
+class Cycle:
+    """Millivolts replayed in turn, then again: the part of :class:`Codes` and
+    :class:`~fairdie.noise._trace.Trace` that reads them. Subclasses set
+    ``_mv`` (not empty)."""
+
+    _mv: tuple[float, ...]
+    _next = 0
+
+    def __call__(self, channel: int) -> float:
+        mv = self._mv[self._next]
+        self._next = (self._next + 1) % len(self._mv)
+        return mv
+
+    def snapshot(self) -> int:
+        """The position in the sequence (``Chip.snapshot`` keeps it)."""
+        return self._next
+
+    def restore(self, state: int) -> None:
+        self._next = state
+
+
+class Codes(Cycle):
     """The voltages that make the ADC read ``codes``, one per conversion, in
     turn and then again: a test's exact control of what the firmware reads.
     A stream across presses: it has no ``seek``."""
@@ -296,18 +317,6 @@ class Codes:
         self.codes = tuple(codes)
         self.vcc_mv = check_vcc(vcc_mv)
         self._mv = tuple(mv_for_code(c, self.vcc_mv) for c in self.codes)
-        self._next = 0
-
-    def __call__(self, channel: int) -> float:
-        mv = self._mv[self._next]
-        self._next = (self._next + 1) % len(self._mv)
-        return mv
-
-    def snapshot(self) -> int:
-        return self._next
-
-    def restore(self, state: int) -> None:
-        self._next = state
 
     def __repr__(self) -> str:
         return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from fairdie.noise._adc import ADC_MAX, mv_for_code
+from fairdie.noise._models import Cycle
 from fairdie.noise._seeded import check_press, check_vcc
 
 __all__ = ["Trace"]
@@ -14,7 +15,7 @@ __all__ = ["Trace"]
 _COLUMNS = ("mv", "code")
 
 
-class Trace:
+class Trace(Cycle):
     """Readings recorded from a real pin, replayed in order and then again.
 
     ``path`` is a CSV file whose header names a column ``mv`` (millivolts,
@@ -32,7 +33,6 @@ class Trace:
         self.vcc_mv = check_vcc(vcc_mv)
         self.per_press = per_press
         self._mv = _load(self.path, self.vcc_mv)
-        self._next = 0
 
     @property
     def per_press(self) -> int:
@@ -53,18 +53,6 @@ class Trace:
     def seek(self, press: int) -> None:
         """Start press ``press`` at row ``(press * per_press) % rows``."""
         self._next = check_press(press) * self._per_press % len(self._mv)
-
-    def __call__(self, channel: int) -> float:
-        mv = self._mv[self._next]
-        self._next = (self._next + 1) % len(self._mv)
-        return mv
-
-    def snapshot(self) -> int:
-        """The position in the recording (``Chip.snapshot`` keeps it)."""
-        return self._next
-
-    def restore(self, state: int) -> None:
-        self._next = state
 
     def __repr__(self) -> str:
         return f"Trace({str(self.path)!r}, vcc_mv={self.vcc_mv:g}, per_press={self.per_press})"
