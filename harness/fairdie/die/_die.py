@@ -48,8 +48,8 @@ class Die(Device):
     ``roll``: the button that rolls it (default: the board's ``[die] roll``,
     else its power button). ``variant``: the build of the board's firmware
     target (default: the board's). ``model``: the reference model the die's
-    presses must match (default: the one its build names in target.toml; a
-    firmware given as a file has none unless named here).
+    presses must match (default: the one the board's build names in its
+    target.toml, also for a firmware given as a file for that board).
     """
 
     def __init__(
@@ -74,19 +74,22 @@ class Die(Device):
         if noise is not None and not analog:
             raise FairdieError(f"board {bd.name}: no analog input to feed the noise to")
         f = f_cpu or bd.f_cpu
-        if firmware is None:
-            if bd.firmware is None:
-                raise FairdieError(f"board {bd.name} names no firmware target: give a firmware")
-            from fairdie.toolchain import build, load_target
-
-            build_variant = variant or bd.variant
-            firmware = build(bd.firmware, variant=build_variant, mcu=bd.mcu, f_cpu=f).elf
-            if model is None:
-                model = load_target(bd.firmware).model_for(build_variant)
-        elif variant is not None:
+        if firmware is not None and variant is not None:
             raise FairdieError(
                 "variant names a build of the board's firmware: give one or the other"
             )
+        build_variant = variant or bd.variant
+        if firmware is None:
+            if bd.firmware is None:
+                raise FairdieError(f"board {bd.name} names no firmware target: give a firmware")
+            from fairdie.toolchain import build
+
+            firmware = build(bd.firmware, variant=build_variant, mcu=bd.mcu, f_cpu=f).elf
+        if model is None and bd.firmware is not None:
+            # a firmware given for a board stands in for the build the board names
+            from fairdie.toolchain import load_target
+
+            model = load_target(bd.firmware).model_for(build_variant)
         try:
             self.model: DieModel | None = model_named(model) if isinstance(model, str) else model
         except ValueError as e:

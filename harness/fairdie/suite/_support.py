@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import strategies as st
 
-from fairdie.die import candidates
 from fairdie.die import press as seed_press
 from fairdie.noise.strategies import counters, noise_sequences
 
@@ -94,10 +93,6 @@ class SeedCountersAt:
     def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
         # the least-counted face is candidate 0, which code 0 picks
         return self.with_table([0 if f == face else 1 for f in range(1, 7)]), (0,)
-
-    def probabilities(self, image: bytes) -> tuple[float, ...]:
-        chosen = candidates(self.table(image))
-        return tuple(1 / 3 if f in chosen else 0.0 for f in range(1, 7))
 
     def with_table(self, table: Sequence[int]) -> bytes:
         if len(table) != 6 or any(not 0 <= t <= 255 for t in table):

@@ -1,13 +1,11 @@
 """Fixtures of the die suite (the plugin provides the dice).
 
 Every die the suite rolls follows a reference model (``die.model``), whose
-presses its chip must match. The plugin's factory hands a die the firmware
-under test as a file, so the die names no model; here it gets the one its
-board's build names in the firmware target (``model = ...`` for the board's
-variant): for a firmware given with ``--fairdie-firmware`` and a board of
-ours, that firmware is taken as that build. A third-party die that names no
-model but declares ``[die] counters = ADDRESS`` is taken to follow the seed
-rule on those six counters.
+presses its chip must match: the one its board's build names (a firmware
+given with ``--fairdie-firmware`` for a board of ours stands in for that
+build). A third-party die that names no model but declares
+``[die] counters = ADDRESS`` is taken to follow the seed rule on those six
+counters.
 """
 
 from __future__ import annotations
@@ -20,9 +18,7 @@ import pytest
 from fairdie.suite._support import BOARDS, MODEL_MARK, SeedCountersAt, model_of
 
 if TYPE_CHECKING:
-    from fairdie.board import Board
     from fairdie.die import Die
-    from fairdie.die._models import DieModel
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -56,29 +52,16 @@ def _names(argnames: str | Sequence[str]) -> list[str]:
     return list(argnames)
 
 
-def board_model(board: Board) -> DieModel | None:
-    """The model a die on ``board`` follows: its build's, else the seed rule on
-    its declared counters, else none."""
-    if board.firmware is not None:
-        from fairdie.die._models import model_named
-        from fairdie.toolchain import load_target
-
-        name = load_target(board.firmware).model_for(board.variant)
-        if name is not None:
-            return model_named(name)
-    if board.die is not None and board.die.counters is not None:
-        return SeedCountersAt(board.die.counters)
-    return None
-
-
 @pytest.fixture(scope="session")
 def die_factory(die_factory: Callable[..., Die]) -> Callable[..., Die]:
-    """The plugin's factory, its dice given their board's model when they have none."""
+    """The plugin's factory; a die that follows no model but declares
+    ``[die] counters`` is taken to follow the seed rule on them."""
 
     def make(**kwargs: Any) -> Die:
         die = die_factory(**kwargs)
-        if die.model is None:
-            die.model = board_model(die.board)
+        spec = die.board.die
+        if die.model is None and spec is not None and spec.counters is not None:
+            die.model = SeedCountersAt(spec.counters)
         return die
 
     return make
