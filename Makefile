@@ -73,9 +73,10 @@ format: $(STAMP) ## apply ruff format and clang-format -i
 	$(VENV)/bin/ruff format harness tests
 	clang-format -i $(C_SOURCES)
 
-firmware: $(STAMP) ## build both die variants (direct, charlieplex) and print their sizes
+firmware: $(STAMP) ## build the die's variants (direct, charlieplex, seed) and print their sizes
 	$(VPY) -m fairdie.toolchain --variant direct
 	$(VPY) -m fairdie.toolchain --variant charlieplex
+	$(VPY) -m fairdie.toolchain --variant seed
 
 bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
 	$(VENV)/bin/fairdie bench

@@ -19,7 +19,8 @@ from fairdie.errors import FairdieError
 
 __all__ = ["main"]
 
-_VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex"}
+#: the board each build of die_t13a runs on (the seed build: the direct wiring)
+_VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex", "seed": "die-direct"}
 _MAX_COUNT = 1_000_000
 
 
@@ -149,7 +150,15 @@ def _make_die(a: argparse.Namespace) -> Any:
         )
     elif a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
-    die = Die(board=bd, firmware=firmware, noise=a.noise, seed=a.seed, f_cpu=a.f_cpu, roll=a.button)
+    die = Die(
+        board=bd,
+        firmware=firmware,
+        variant=a.variant if firmware is None else None,
+        noise=a.noise,
+        seed=a.seed,
+        f_cpu=a.f_cpu,
+        roll=a.button,
+    )
     if a.counts is not None:
         die.set_counts(a.counts)
     return die
@@ -207,7 +216,7 @@ def _cmd_demo(a: argparse.Namespace) -> int:
         f"built {b.elf.name} for the {b.mcu} at {b.f_cpu} Hz:"
         f" flash {b.flash_bytes}/{b.flash_budget} B, sram {b.sram_bytes}/{b.sram_budget} B"
     )
-    die = Die(board=_VARIANT_BOARDS[a.variant], firmware=b.elf, seed=a.seed)
+    die = Die(board=_VARIANT_BOARDS[a.variant], variant=a.variant, seed=a.seed)  # b, cached
     print(
         f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
         f" {a.count} presses of 0.2 s\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fairdie.cli import main
-from fairdie.die._models import FairModel
+from fairdie.die._models import FairModel, SeedModel
 from fairdie.noise import code_for_mv
 
 
@@ -188,3 +188,16 @@ def test_simavr_log_is_quiet_unless_verbose():
     loud = subprocess.run([*args[:3], "-vv", *args[3:]], capture_output=True, text=True, timeout=60)
     assert loud.returncode == 0 and "simavr: attiny13a: WATCHDOG" in loud.stderr
     assert json.loads(loud.stdout)["faces"]
+
+
+def test_press_the_seed_variant(capsys):
+    rc, out, _ = run(
+        capsys, "press", "--variant", "seed", "--count", "8", "--noise", "stuck:1000", "--json"
+    )
+    assert rc == 0
+    r = json.loads(out)
+    model, image = SeedModel(), b"\xff" * 64
+    for face in r["faces"]:
+        f, image = model.press(image, (code_for_mv(1000, 3000),))
+        assert f == face
+    assert r["counts"] == list(model.table(image))
