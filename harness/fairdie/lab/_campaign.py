@@ -29,7 +29,7 @@ from fairdie.lab._measures import run as run_system
 from fairdie.lab._predict import Tally, tally
 from fairdie.lab._public import public_view
 from fairdie.lab._systems import Deck, Dice, DynamicDice, System
-from fairdie.noise import ADC_MAX, NoiseModel, code_for_mv, mv_for_code, parse_noise
+from fairdie.noise import NoiseModel, code_for_mv, mv_table, parse_noise
 
 __all__ = ["REFERENCE_D", "Campaign", "CampaignError", "CampaignResult", "run_campaign"]
 
@@ -88,7 +88,7 @@ class _Replay:
     once per campaign."""
 
     def __init__(self, codes: array[int], first: int, reads: int, vcc_mv: float) -> None:
-        self._mv = [mv_for_code(c, vcc_mv) for c in range(ADC_MAX + 1)]
+        self._mv = mv_table(vcc_mv)
         self._codes = codes
         self._first = first
         self._reads = reads

@@ -18,7 +18,7 @@ in :mod:`fairdie.noise.strategies`.
 
 from __future__ import annotations
 
-from fairdie.noise._adc import ADC_MAX, code_for_mv, mv_for_code
+from fairdie.noise._adc import ADC_MAX, code_for_mv, mv_for_code, mv_table
 from fairdie.noise._models import (
     Biased,
     Codes,
@@ -46,5 +46,6 @@ __all__ = [
     "Uniform",
     "code_for_mv",
     "mv_for_code",
+    "mv_table",
     "parse_noise",
 ]

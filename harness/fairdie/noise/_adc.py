@@ -7,6 +7,7 @@ reference of ``vref_mv`` as ``floor(mv * 1023 / vref_mv)``, clipped to 1023
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -55,3 +56,9 @@ def mv_for_code(code: int, vref_mv: float) -> float:
     if code == ADC_MAX or whole * ADC_MAX < (code + 1) * vref:
         return float(whole)
     return float((code + Fraction(1, 2)) * vref / ADC_MAX)
+
+
+@functools.lru_cache(maxsize=16)
+def mv_table(vref_mv: float) -> tuple[float, ...]:
+    """:func:`mv_for_code` of every code 0..1023, computed once per reference."""
+    return tuple(mv_for_code(c, vref_mv) for c in range(ADC_MAX + 1))

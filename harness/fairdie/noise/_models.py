@@ -4,12 +4,11 @@ conversion (the protocol is described in :mod:`fairdie.noise._seeded`)."""
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from fairdie.noise._adc import ADC_MAX, mv_for_code
+from fairdie.noise._adc import ADC_MAX, mv_for_code, mv_table
 from fairdie.noise._seeded import Seeded, SplitMix, Stream, check_press, check_vcc, clip
 
 __all__ = [
@@ -130,11 +129,6 @@ class Floating(Seeded):
         return clip(centre + rng.gauss(0.0, self._jitter), vcc)
 
 
-@functools.lru_cache(maxsize=16)
-def _code_table(vcc_mv: float) -> tuple[float, ...]:
-    return tuple(mv_for_code(c, vcc_mv) for c in range(ADC_MAX + 1))
-
-
 class Uniform(Seeded):
     """Every code 0..1023 equally likely: an ideal noise source.
 
@@ -148,7 +142,7 @@ class Uniform(Seeded):
 
     def __init__(self, seed: int, vcc_mv: float = 3000) -> None:
         super().__init__(seed, vcc_mv)
-        self._mv = _code_table(self.vcc_mv)
+        self._mv = mv_table(self.vcc_mv)
 
     def __call__(self, channel: int) -> float:
         return self._mv[self._stream(channel).rng.bits53() >> 43]
@@ -181,7 +175,7 @@ class Biased(Seeded):
         self.weights = w
         self._cumulative = cumulative
         self._last = max(i for i, p in enumerate(w) if p > 0)
-        self._mv = _code_table(self.vcc_mv)
+        self._mv = mv_table(self.vcc_mv)
 
     def __call__(self, channel: int) -> float:
         x = self._stream(channel).rng.random() * self._cumulative[-1]
