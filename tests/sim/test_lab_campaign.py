@@ -108,6 +108,7 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
         ["campaign", "--presses", "0"],
         ["campaign", "--presses", "5", "--noise", "stuck:x"],
         ["campaign", "--presses", "5", "--jobs", "-1"],
+        ["campaign", "--presses", "5", "--plot", "/proc/fairdie/plots"],
         ["nothing"],
     ],
 )

@@ -100,15 +100,22 @@ def _table(result: dict[str, Any]) -> str:
     )
 
 
-def search_main(argv: list[str]) -> int:
-    """Run ``fairdie lab search`` with ``argv`` (the words after ``search``); the exit status."""
+def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace | int:
+    """The arguments, or the exit status: 2 after one line for bad input, 0 after --help."""
     try:
-        args = _parser().parse_args(argv)
+        return parser.parse_args(argv)
     except _BadInput as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
         return 2
     except SystemExit:  # --help printed the usage (errors raise _BadInput)
         return 0
+
+
+def search_main(argv: list[str]) -> int:
+    """Run ``fairdie lab search`` with ``argv`` (the words after ``search``); the exit status."""
+    args = _parse(_parser(), argv)
+    if isinstance(args, int):
+        return args
     result = search(
         args.values,
         args.samples,
@@ -160,13 +167,18 @@ def campaign_main(argv: list[str]) -> int:
     from fairdie.errors import FairdieError
     from fairdie.lab._campaign import Campaign, reference_tallies, run_campaign
 
-    try:
-        args = _campaign_parser().parse_args(argv)
-    except _BadInput as e:
-        print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
-        return 2
-    except SystemExit:
-        return 0
+    args = _parse(_campaign_parser(), argv)
+    if isinstance(args, int):
+        return args
+    if args.plot:
+        try:
+            from fairdie.lab._plots import write_plots
+        except ImportError:
+            print(
+                f"{CAMPAIGN}: error: --plot needs matplotlib: pip install 'fairdie[plot]'",
+                file=sys.stderr,
+            )
+            return 2
     c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
     update, close = _progress(args.presses, args.json)
     try:
@@ -178,26 +190,13 @@ def campaign_main(argv: list[str]) -> int:
         close()
     out = result.as_json()
     refs = reference_tallies(args.presses, args.seed)
-    out["reference"] = {
-        name: {
-            "spread": t.spread,
-            "worst_spread": t.worst_spread,
-            "longest_absence": t.longest_absence,
-            "entropy": round(t.entropy, 4),
-            "guess_rate": round(t.guess_rate, 4),
-        }
-        for name, t in refs.items()
-    }
+    out["reference"] = {name: t.as_json() for name, t in refs.items()}
     if args.plot:
         try:
-            from fairdie.lab._plots import write_plots
-        except ImportError:
-            print(
-                f"{CAMPAIGN}: error: --plot needs matplotlib: pip install 'fairdie[plot]'",
-                file=sys.stderr,
-            )
+            out["plots"] = write_plots(args.plot, result, refs)
+        except OSError as e:
+            print(f"{CAMPAIGN}: error: --plot {args.plot}: {e.strerror or e}", file=sys.stderr)
             return 2
-        out["plots"] = write_plots(args.plot, result, refs)
     if args.json:
         print(json.dumps(out, indent=2))
     else:

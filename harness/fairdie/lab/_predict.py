@@ -95,6 +95,16 @@ class Tally:
     spread_curve: tuple[int, ...]
     guess_curve: tuple[float, ...]
 
+    def as_json(self) -> dict[str, object]:
+        """The measures (not the tally and curves), as the campaign prints them."""
+        return {
+            "spread": self.spread,
+            "worst_spread": self.worst_spread,
+            "longest_absence": self.longest_absence,
+            "entropy": round(self.entropy, 4),
+            "guess_rate": round(self.guess_rate, 4),
+        }
+
 
 def tally(faces: Sequence[int], start: System) -> Tally:
     """Measure faces (0-based) shown from ``start`` (the rule's public state)."""
