@@ -156,9 +156,21 @@ def _progress(total: int, quiet: bool) -> tuple[Callable[[int], None] | None, Ca
     """A progress bar on a terminal's stderr, nothing otherwise."""
     if quiet or not sys.stderr.isatty():
         return None, lambda: None
+    import os
+
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="press", file=sys.stderr, leave=False)
+    # a terminal that reports no size (a fresh pseudo-terminal) counts as 80 x 24:
+    # tqdm draws nothing on a terminal of 0 rows
+    size = os.get_terminal_size(sys.stderr.fileno())
+    bar = tqdm(
+        total=total,
+        unit="press",
+        file=sys.stderr,
+        leave=False,
+        ncols=size.columns or 80,
+        nrows=size.lines or 24,
+    )
     return bar.update, bar.close
 
 
