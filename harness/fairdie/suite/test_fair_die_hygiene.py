@@ -15,7 +15,7 @@ seed's):
 - each press writes exactly the bytes that change, each once, in order: first
   the press's (the model's image after it), then on a 10 s hold the clear's;
   a cut loses at most the write in flight. Under the fair rule each of these
-  is one record of the ring: one slot, seq byte first and marker last.
+  is one record of the ring: one slot, seq byte first and gate last.
 
 Stimuli go through the chip (EEPROM, ADC source, trace), so only ``Die``'s
 board wiring, LED model and ``power_on`` are relied on. The dice come from the
@@ -224,7 +224,7 @@ def check_writes_only_changes(die: Die, image: bytes, codes: Sequence[int], hold
     nothing is rewritten with its own value, nothing outside the model's
     footprint is touched, each stage that had time is complete, and a power
     cut loses at most the write in flight. Under the fair rule each stage
-    writes one record: one slot, seq byte first and marker last."""
+    writes one record: one slot, seq byte first and gate last."""
     chip = die.chip
     model = model_of(die)
     _, after = model.press(image, codes)
@@ -268,7 +268,7 @@ def check_writes_only_changes(die: Die, image: bytes, codes: Sequence[int], hold
 def check_one_record(stage: list[tuple[int, int, int]], complete: bool, context: str) -> None:
     """The fair rule's writes of one save: within one slot of the ring, in
     byte order and each once (seq byte first), ending, once complete, with the
-    marker (whose lap parity always changes, so it is always written)."""
+    gate (whose phase always changes, so it is always written)."""
     if not stage:
         assert not complete, f"a save with nothing to write; {context}"
         return
@@ -279,7 +279,7 @@ def check_one_record(stage: list[tuple[int, int, int]], complete: bool, context:
         f"writes at {[a for a, _, _ in stage]} are not one record in order; {context}"
     )
     if complete:
-        assert offsets[-1] == RECORD - 1, f"the save did not end with the marker; {context}"
+        assert offsets[-1] == RECORD - 1, f"the save did not end with the gate; {context}"
 
 
 # ---- the tests -----------------------------------------------------------------------------

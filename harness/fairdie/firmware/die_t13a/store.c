@@ -1,40 +1,56 @@
 /*
  * store.c: the ring of records (see store.h).
  *
- * EEPROM bytes 0..59 hold 12 slots of 5 bytes; 60..63 are unused.
- *   byte 0  seq: the lap (0..7) in bits 4..6, the slot's number in bits 0..3
+ * EEPROM bytes 0..59 hold 10 slots of 6 bytes; 60..63 are unused.
+ *   byte 0  seq: bit 7 the record's phase, the lap (0..7) in bits 4..6,
+ *           the slot's number (0..9) in bits 0..3
  *   byte 1  table bits 0..7
  *   byte 2  table bits 8..11 in bits 0..3, pool bits 8..11 in bits 4..7
  *   byte 3  pool bits 0..7
- *   byte 4  marker: bits 0..6 the XOR of bytes 0..3 and 0x5B, bit 7 the
- *           lap's parity
- * A slot is valid when its seq names the slot and a lap 0..7 and its marker
- * matches. A record's place is lap * 12 + slot, modulo 96; the newest valid
- * record (1..47 places ahead of the others) holds the state. (Comparing
- * seqs as 7-bit numbers, 1..63 ahead, is the same test.)
+ *   byte 4  check: the XOR of bytes 0..3 and 0x5B
+ *   byte 5  gate: 0xA5 for phase 0, 0x5A for phase 1
+ * A slot is valid when its seq names the slot, its check matches and its
+ * gate is its phase's. A record's place is lap * 10 + slot, modulo 80; the
+ * newest valid record (1..63 ahead of the others as 7-bit seqs) holds the
+ * state.
  *
- * A record is written seq first, marker last, into the slot after the
- * newest, with a lap whose parity differs from bit 7 of the marker that the
- * slot holds. So a power cut, whatever value it leaves in the byte being
- * written, leaves the state before the write or after it:
- * - while the data is written, the slot cannot pass (wrong parity);
- * - a torn seq passes only as the slot's old record (the XOR is one-to-one
- *   in a 7-bit seq), which is older than the newest;
- * - a torn marker passes only as the new record.
+ * A save writes the slot after the newest, each byte at most once, in
+ * order, with the phase opposite to the gate the slot holds. So a power
+ * cut, whatever value it leaves in the byte being written, leaves the state
+ * before the save or after it:
+ * - a torn seq passes only as the slot's old record: the gate is the old
+ *   phase's, and the check, one-to-one in the seq, names the old seq;
+ * - while the state and the check are written, the seq's phase and the
+ *   gate disagree, so no value of theirs passes;
+ * - only the last write, the gate, can make the slot pass, and only with
+ *   every other byte already new.
+ * A gate is written only as a save's last byte, so a gate that names a
+ * phase always sits on bytes 1..4 of the record it completed, or on the
+ * half-written bytes of a save whose seq already has the other phase: a
+ * later save with the same seq rewrites only what differs, still invalid.
+ * (A check and a phase bit in one byte would not do: a torn marker could
+ * name the new phase with a wrong check, and then a torn seq or byte of the
+ * next save could match it.)
  */
 #include "store.h"
 
 #include <avr/eeprom.h>
 
-#include "fair.h"
-
-#define MARKER_KEY 0x5B /* neither an erased nor a zeroed slot is valid */
+#define CHECK_KEY 0x5B /* neither an erased nor a zeroed slot is valid */
+#define GATE_0 0xA5
+#define GATE_1 0x5A
 #define FRESH_SEQ ((STORE_LAPS - 1) << 4 | (STORE_SLOTS - 1)) /* the next: lap 0, slot 0 */
 
 uint8_t store_record[STORE_RECORD];
 
-static uint8_t marker(const uint8_t r[STORE_RECORD]) {
-    return (uint8_t)(((r[0] ^ r[1] ^ r[2] ^ r[3] ^ MARKER_KEY) & 0x7F) | (r[0] & 0x10) << 3);
+static uint8_t check(const uint8_t r[STORE_RECORD]) {
+    return r[0] ^ r[1] ^ r[2] ^ r[3] ^ CHECK_KEY;
+}
+
+static uint8_t gate(uint8_t seq) { return (seq & 0x80) ? GATE_1 : GATE_0; }
+
+static uint8_t *slot_at(uint8_t slot) {
+    return (uint8_t *)(uintptr_t)(uint8_t)((slot << 2) + (slot << 1));
 }
 
 void store_load(void) {
@@ -43,14 +59,10 @@ void store_load(void) {
     rec[1] = rec[2] = rec[3] = 0;
     uint8_t found = 0;
     uint8_t r[STORE_RECORD];
-    uint8_t at = 0;
     for (uint8_t slot = 0; slot < STORE_SLOTS; slot++) {
-        for (uint8_t i = 0; i < STORE_RECORD; i++) {
-            r[i] = eeprom_read_byte((const uint8_t *)(uintptr_t)at++);
-        }
-        /* valid, and newer: 1..63 ahead as 7-bit seqs (lap << 4 | slot) is
-         * 1..47 places ahead */
-        if ((r[0] & 0x8F) != slot || r[4] != marker(r) ||
+        eeprom_read_block(r, slot_at(slot), STORE_RECORD);
+        /* valid, and newer: 1..63 ahead as 7-bit seqs (lap << 4 | slot) */
+        if ((r[0] & 0x0F) != slot || r[4] != check(r) || r[5] != gate(r[0]) ||
             (found && (uint8_t)(((r[0] - rec[0]) & 0x7F) - 1) >= 63)) {
             continue;
         }
@@ -63,17 +75,18 @@ void store_load(void) {
 
 void store_save(void) {
     uint8_t *rec = store_record;
-    uint8_t seq = rec[0] + 1;
+    uint8_t seq = (rec[0] & 0x7F) + 1;
     if ((seq & 0x0F) == STORE_SLOTS) {
         seq += 16 - STORE_SLOTS; /* the next lap's slot 0 */
     }
-    uint8_t slot = seq & 0x0F;
-    uint8_t *at = (uint8_t *)(uintptr_t)((uint8_t)(slot << 2) + slot);
-    if (!((eeprom_read_byte(at + 4) ^ seq << 3) & 0x80)) {
-        seq += 16; /* the lap's parity must differ from the marker's in the slot */
+    seq &= 0x7F;
+    uint8_t *at = slot_at(seq & 0x0F);
+    if (eeprom_read_byte(at + 5) != GATE_1) {
+        seq |= 0x80; /* phase 1 unless the slot's gate is phase 1's */
     }
-    rec[0] = seq & 0x7F;
-    rec[4] = marker(rec);
+    rec[0] = seq;
+    rec[4] = check(rec);
+    rec[5] = gate(seq);
     for (uint8_t i = 0; i < STORE_RECORD; i++) {
         eeprom_update_byte(at + i, rec[i]);
     }
