@@ -28,6 +28,7 @@ __all__ = [
     "WEIGHTS",
     "FairState",
     "advance",
+    "canonical",
     "lsbs_of",
     "offsets",
     "pack",
@@ -56,6 +57,13 @@ def unpack(d: Sequence[int]) -> FairState:
 def pack(state: FairState) -> bytes:
     table, pool = state
     return bytes((table & 0xFF, (table >> 8) | ((pool >> 8) << 4), pool & 0xFF))
+
+
+def canonical(d: Sequence[int]) -> bytes:
+    """The stored bytes of the same state, normalised (table) and with pool 0
+    read as 1: equal for any two states that roll alike from now on."""
+    table, pool = unpack(d)
+    return pack((_normalise(table), pool))
 
 
 def offsets(table: int) -> tuple[int, ...]:

@@ -43,6 +43,16 @@ class DieModel(Protocol):
         """The six numbers the die keeps for faces 1..6."""
         ...
 
+    def state(self, image: bytes) -> bytes:
+        """What the image holds, canonically: two images with the same state
+        show the same faces for the same noise from now on."""
+        ...
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        """``(face, state after)`` of a press from ``state`` (the rule alone:
+        :meth:`press` also stores it)."""
+        ...
+
     def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
         """``(face 1..6, image after)`` for a press that read ``codes``."""
         ...
@@ -68,6 +78,13 @@ class FairModel:
 
     def table(self, image: bytes) -> tuple[int, ...]:
         return _fair.offsets(_fair.unpack(_ring.load(image).state)[0])
+
+    def state(self, image: bytes) -> bytes:
+        return _fair.canonical(_ring.load(image).state)
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, after = _fair.press(state, codes)
+        return face, _fair.canonical(after)
 
     def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
         face, state = _fair.press(_ring.load(image).state, codes)
@@ -96,6 +113,13 @@ class SeedModel:
 
     def table(self, image: bytes) -> tuple[int, ...]:
         return tuple(image[:6])
+
+    def state(self, image: bytes) -> bytes:
+        return bytes(image[:6])
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, counts = self.press(state, codes)
+        return face, counts[:6]
 
     def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
         if len(codes) != 1:

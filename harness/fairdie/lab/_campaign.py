@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fairdie._pool import map_work
 from fairdie.die._models import DieModel
 from fairdie.errors import FairdieError
 from fairdie.lab._adversary import Adversary
@@ -252,36 +252,6 @@ class CampaignResult:
         }
 
 
-def _executor(jobs: int, scheduler: str | None) -> Callable[[list[_Shard]], Iterator[_ShardResult]]:
-    if scheduler:
-        try:
-            from distributed import Client, as_completed
-        except ImportError:
-            raise CampaignError("--scheduler needs Dask: pip install 'fairdie[cluster]'") from None
-
-        def on_dask(shards: list[_Shard]) -> Iterator[_ShardResult]:
-            try:
-                client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-            except OSError as e:
-                raise CampaignError(f"no Dask scheduler at {scheduler}: {e}") from None
-            with client:
-                futures = client.map(_run_shard, shards, pure=False)
-                for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                    yield future.result()
-
-        return on_dask
-    if jobs <= 1:
-        return lambda shards: (_run_shard(s) for s in shards)
-
-    def on_processes(shards: list[_Shard]) -> Iterator[_ShardResult]:
-        import multiprocessing
-
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            yield from pool.map(_run_shard, shards)
-
-    return on_processes
-
-
 def run_campaign(
     c: Campaign,
     *,
@@ -311,7 +281,7 @@ def run_campaign(
     ]
     faces = bytearray(c.presses)
     emulated = 0.0
-    for r in _executor(jobs, scheduler)(shards):
+    for r in map_work(_run_shard, shards, jobs=jobs, scheduler=scheduler, error=CampaignError):
         faces[r.start : r.start + len(r.faces)] = r.faces
         emulated += r.seconds
         end = r.start + len(r.faces)
