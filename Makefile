@@ -25,7 +25,7 @@ SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_
 C_SOURCES = $(sort $(shell find harness/fairdie/firmware -type f \( -name '*.[ch]' -o -name '*.cpp' \) \
 	2>/dev/null) $(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
-.PHONY: help setup demo test lint format firmware bench clean distclean
+.PHONY: help setup demo test lint format firmware bench campaigns clean distclean
 
 help: ## list the targets (default)
 	@echo "fairdie make targets:"
@@ -81,6 +81,12 @@ firmware: $(STAMP) ## build the die's variants (direct, charlieplex, seed) and p
 bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
 	$(VENV)/bin/fairdie bench
 	$(VENV)/bin/fairdie bench --json
+
+campaigns: $(STAMP) ## the full power-cut campaigns G1..G7 on JOBS processes; JSON to out/campaigns.json
+	@mkdir -p out
+	rc=0; $(VENV)/bin/fairdie faults --campaign all --jobs $(JOBS) --json > out/campaigns.json || rc=$$?; \
+		$(VPY) -c 'import json; d = json.load(open("out/campaigns.json")); \
+		print({k: d[k] for k in ("cuts", "images", "presses", "violations", "seconds")})'; exit $$rc
 
 clean: ## remove build outputs and caches (keeps .venv; the next run rebuilds the extension)
 	rm -rf build dist out .mypy_cache .ruff_cache .pytest_cache .hypothesis harness/*.egg-info

@@ -239,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fairdie.lab._lab_cli import lab_main
 
         return lab_main(argv[1:])
+    if argv[:1] == ["faults"]:  # its own parser (fairdie.faults._cli)
+        from fairdie.faults._cli import faults_main
+
+        return faults_main(argv[1:])
     args = _parser().parse_args(argv)
     # every run is reproducible from its arguments (the seed defaults to a fixed value)
     args.replay = shlex.join(["fairdie", *argv])

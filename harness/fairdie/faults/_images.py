@@ -128,5 +128,7 @@ def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
     more = iter(walk(model, 300, seed + 1)[::7])
     while len({i for _, i in out}) < 40:
         out.append(("presses, another noise", next(more)))
-    seen: set[bytes] = set()
-    return [(n, i) for n, i in out if not (i in seen or seen.add(i))]
+    unique: dict[bytes, str] = {}
+    for name, image in out:
+        unique.setdefault(image, name)
+    return [(n, i) for i, n in unique.items()]

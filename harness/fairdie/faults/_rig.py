@@ -54,7 +54,12 @@ class Target:
 
     @property
     def label(self) -> str:
-        return self.firmware or self.variant or "default"
+        """The firmware file, else the build (the board's when none is named)."""
+        if self.firmware:
+            return self.firmware
+        from fairdie.board import load_board
+
+        return f"build {self.variant or load_board(self.board).variant or 'default'}"
 
 
 @dataclass(frozen=True)

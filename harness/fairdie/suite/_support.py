@@ -81,10 +81,17 @@ class SeedCountersAt:
     def table(self, image: bytes) -> tuple[int, ...]:
         return tuple(image[self.address : self.address + 6])
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def state(self, image: bytes) -> bytes:
+        return bytes(self.table(image))
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
         if len(codes) != 1:
             raise ValueError(f"a seed-rule press converts once, got {len(codes)} codes")
-        face, counts = seed_press(self.table(image), codes[0])
+        face, counts = seed_press(state, codes[0])
+        return face, bytes(counts)
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, counts = self.step(self.state(image), codes)
         return face, self._put(image, counts)
 
     def cleared(self, image: bytes) -> bytes:

@@ -1,0 +1,131 @@
+"""The power-cut campaigns on the chip: the die's ring survives every cut of
+the quick tier, the seed's storage does not, and every violation replays."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from fairdie.cli import main
+from fairdie.faults import FaultsError, Target, replay, run_faults
+from fairdie.faults._rig import Rig
+
+pytestmark = pytest.mark.sim
+
+CUTS = ["G1", "G2", "G3", "G4"]
+
+
+@pytest.fixture(scope="module")
+def fair():
+    return run_faults(CUTS, quick=True)
+
+
+@pytest.fixture(scope="module")
+def seed():
+    return run_faults(CUTS, quick=True, target=Target(variant="seed"))
+
+
+@pytest.mark.parametrize("campaign", CUTS)
+def test_the_fair_ring_survives_every_cut(fair, campaign):
+    o = fair.outcomes[campaign]
+    assert o.cuts > 0 and o.presses > 0
+    assert o.violation_count == 0, [v.as_json() for v in o.violations[:3]]
+
+
+def test_cuts_at_every_cycle_reach_only_images_g1_reaches(fair):
+    f = fair.outcomes["G2"].figures
+    assert f["images_outside_g1"] == 0
+    assert f["cycles"] > f["cycles_stepped"] > 10_000  # a press and a 10 s press, every cycle
+
+
+def test_the_soak_holds_from_under_4_ms_to_past_10_s(fair):
+    f = fair.outcomes["G4"].figures
+    assert f["hold_s_min"] < 0.004 and f["hold_s_max"] > 10
+    assert f["cuts_in_writes"] > 100 and f["cuts_in_clears"] > 10
+
+
+@pytest.mark.parametrize("campaign", CUTS)
+def test_the_seeds_counters_are_not_power_safe(seed, campaign):
+    o = seed.outcomes[campaign]
+    assert o.violation_count > 0
+    assert {v.invariant for v in o.violations} <= {"I1", "I2"}
+
+
+@pytest.mark.parametrize("campaign", CUTS)
+def test_every_violation_replays_from_its_id(seed, campaign):
+    for v in seed.outcomes[campaign].violations[:5]:
+        again = replay(v.replay)
+        assert again and again[-1].detail == v.detail
+
+
+def test_a_fine_replay_finds_nothing(fair):
+    rig = Rig(Target())
+    w = rig.press(b"\xff" * 64, [5] * 16, 0.06)
+    text = f"G1~die-direct~direct~{'ff' * 64}~{'005' * 16}~c{w.writes[-1].cycle - w.start}t00"
+    assert replay(text) == []
+
+
+def test_a_rebase_cut_in_its_4th_write_is_caught():
+    """The issue's example: [254, 255, 255, 255, 255, 255] cut during the rebase."""
+    rig = Rig(Target(variant="seed"))
+    image = bytes([254, 255, 255, 255, 255, 255]) + b"\xff" * 58
+    w = rig.press(image, [1], 0.06)
+    assert len(w.writes) == 6  # the rebase rewrites all six counters
+    steps = f"c{w.writes[3].cycle - w.start}t--"
+    found = replay(f"G1~die-direct~seed~{image.hex()}~001~{steps}")
+    assert [v.invariant for v in found] == ["I1"]
+
+
+def test_cli_json_contract(capsys):
+    rc = main(["faults", "--campaign", "G1", "--quick", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert out["violations"] == 0 and out["replays"] == []
+    assert out["cuts"] > 0 and out["images"] > 0 and out["seconds"] > 0
+    assert set(out["campaigns"]) == {"G1"}
+
+
+def test_cli_violations_exit_1_and_print_their_replay(capsys):
+    rc = main(["faults", "--campaign", "G1", "--quick", "--variant", "seed"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    replay_line = next(line for line in out.splitlines() if "--replay" in line)
+    rc = main(["faults", *replay_line.split("fairdie faults ")[1].split()])
+    assert rc == 1 and "I1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--campaign", "G9"], "invalid choice: 'G9'"),
+        (["--jobs", "0"], "0 is below 1"),
+        (["--seed", "x"], "not a whole number"),
+        (["--replay", "nonsense"], "not a replay id"),
+        (["--variant", "seed", "--firmware", "x.elf"], "not both"),
+        (["--variant", "nope"], "nope"),
+    ],
+)
+def test_bad_input_is_one_line(capsys, argv, message):
+    rc = main(["faults", *argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_firmware_without_a_model_is_refused(tmp_path):
+    from fairdie.toolchain import build
+
+    elf = build("die_t13a").elf
+    # our board without its firmware target: a maker's board, no model
+    from pathlib import Path
+
+    import fairdie
+
+    ours = Path(fairdie.__file__).parent / "boards" / "die-direct.toml"
+    text = (
+        ours.read_text().replace('firmware = "die_t13a"\n', "").replace('variant = "direct"\n', "")
+    )
+    board = tmp_path / "b.toml"
+    board.write_text(text)
+    with pytest.raises(FaultsError, match="need a model"):
+        run_faults(["G1"], quick=True, target=Target(board=str(board), firmware=str(elf)))

@@ -1,0 +1,94 @@
+"""The power-cut campaigns' parts that need no chip: torn values, replay ids,
+starting images, and how outcomes merge."""
+
+from __future__ import annotations
+
+import random
+from itertools import pairwise
+
+import pytest
+
+from fairdie.die._models import model_named
+from fairdie.faults import FaultsError, Target, Violation
+from fairdie.faults._images import start_images
+from fairdie.faults._outcome import KEEP, Outcome
+from fairdie.faults._torn import physical
+from fairdie.faults._work import parse_replay, replay_id, step
+
+
+@pytest.mark.parametrize(("old", "new"), [(0x00, 0xFF), (0xA5, 0x5A), (0x12, 0x12), (0xFF, 0x00)])
+def test_a_write_goes_from_old_through_erased_to_new(old, new):
+    assert physical(old, new, 0.0) == old
+    assert physical(old, new, 0.5) == 0xFF  # erased half way
+    assert physical(old, new, 1.0) == new
+    seen = [physical(old, new, p / 64) for p in range(65)]
+    # the erase only sets bits, the programming only clears them
+    half = seen[: len(seen) // 2 + 1]
+    assert all(a & ~b == 0 for a, b in pairwise(half))
+    rest = seen[len(seen) // 2 :]
+    assert all(b & ~a == 0 for a, b in pairwise(rest))
+
+
+def test_erase_only_and_write_only_modes():
+    assert physical(0x0F, 0xFF, 1.0, mode=1) == 0xFF
+    assert physical(0xF0, 0x30, 1.0, mode=2) == 0x30
+    assert physical(0xF0, 0x30, 0.0, mode=2) == 0xF0
+
+
+def test_a_random_order_reaches_the_same_ends():
+    rng = random.Random(1)
+    for _ in range(100):
+        old, new = rng.randrange(256), rng.randrange(256)
+        assert physical(old, new, 1.0, rng=rng) == new
+        assert physical(old, new, 0.5, rng=rng) == 0xFF
+
+
+def test_replay_ids_round_trip():
+    target = Target(board="die-direct", variant="seed")
+    text = replay_id(
+        "G3", target, bytes(range(64)), [0, 1023, 512], [step(100, 0x5A), step(7, None)]
+    )
+    assert parse_replay(text) == (
+        "G3",
+        target,
+        bytes(range(64)),
+        [0, 1023, 512],
+        [(100, 0x5A), (7, None)],
+    )
+    fw = Target(board="b.toml", firmware="/x/die.elf")
+    assert parse_replay(replay_id("G1", fw, b"\xff" * 64, [], ["boot"]))[1:] == (
+        fw,
+        b"\xff" * 64,
+        [],
+        [None],
+    )
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["", "G1~a~b", "G1~die-direct~~zz~000~c1t00", "G1~die-direct~~ff~00~c1t00", "G1~d~~ff~000~x1"],
+)
+def test_a_bad_replay_id_is_one_error(bad):
+    with pytest.raises(FaultsError, match="not a replay id"):
+        parse_replay(bad)
+
+
+@pytest.mark.parametrize("name", ["fair", "seed"])
+def test_at_least_40_distinct_starting_images(name):
+    images = start_images(model_named(name))
+    assert len({i for _, i in images}) == len(images) >= 40
+    assert all(len(i) == 64 for _, i in images)
+
+
+def test_outcomes_merge_figures_and_keep_a_bounded_list():
+    a, b = Outcome("G4"), Outcome("G4")
+    for o, (hold, n) in ((a, (0.5, 3)), (b, (11.0, 4))):
+        o.figure("hold_s_max", hold)
+        o.figure("hold_s_min", hold)
+        o.figure("cuts_in_writes", n)
+        o.booted(bytes([n]) * 64)
+    for _ in range(KEEP + 5):
+        b.violate(Violation("I1", "id", "x"))
+    a.merge(b)
+    assert a.figures == {"hold_s_max": 11.0, "hold_s_min": 0.5, "cuts_in_writes": 7}
+    assert len(a.images) == 2 and a.violation_count == KEEP + 5 and len(a.violations) == KEEP
