@@ -129,3 +129,23 @@ def test_a_firmware_without_a_model_is_refused(tmp_path):
     board.write_text(text)
     with pytest.raises(FaultsError, match="need a model"):
         run_faults(["G1"], quick=True, target=Target(board=str(board), firmware=str(elf)))
+
+
+def test_only_power_removal_tears_a_watchdog_reset_lets_the_write_finish(make_chip):
+    """The fault model's third rule, on the engine: a reset that is no power
+    cut (here the watchdog's, during a 30 ms write) completes the write."""
+    from fairdie.sim import EventKind, StopReason, Until
+
+    chip = make_chip("eeprom", power=False)
+    chip.set_eeprom_times(erase_write_us=30_000)
+    chip.write_eeprom(0, b"\x11")
+    chip.power_on()
+    chip.run(200)
+    assert chip.eeprom_in_flight is not None
+    chip.write_io("WDTCR", 1 << 3)  # WDE, 16 ms: a reset in the middle of the write
+    assert chip.run(seconds=0.02, until=Until.event(EventKind.RESET)) == StopReason.RESET
+    assert chip.eeprom_in_flight is not None and chip.eeprom[0] == 0x11
+    assert chip.run(seconds=0.03, until=Until.event(EventKind.EEPROM_DONE)) & StopReason.EEPROM_DONE
+    done = chip.stop_event
+    assert done is not None and (done.a, done.b, done.c) == (0, 0x5A, 0)  # stored, not cut
+    assert chip.eeprom[0] == 0x5A

@@ -209,8 +209,9 @@ def run_g3(work: Work) -> None:
         if not work.judge(expect, cut, lit=lit, replay=(image, codes, [step1])):
             continue
         # the recovery: the next press, cut again in each of its writes
-        w2 = rig.press(cut, codes, PRESS_S)
+        w2 = rig.press(cut, codes, PRESS_S)  # a boot of the cut's image, checked whole
         work.out.presses += 1
+        work.out.booted(cut)
         expect2 = Expect(work.model, cut, codes)
         _check_press(work, w2, expect2, codes, PRESS_S)
         for wr in w2.writes:
@@ -273,6 +274,7 @@ def run_g4(work: Work) -> None:
         }.get(kind, PRESS_S)
         w = rig.press(image, codes, hold)
         work.out.presses += 1
+        work.out.booted(image)
         work.out.figure("hold_s_max", hold)
         work.out.figure("hold_s_min", hold)
         if kind in ("write", "clear"):
