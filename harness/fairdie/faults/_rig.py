@@ -150,7 +150,8 @@ class Rig:
         end = chip.cycle + chip.cycles_for(hold_s)
         writes: list[Write] = []
         stop = Until.event(EventKind.EEPROM_START)
-        while chip.run(to_cycle=end, until=stop) & StopReason.EEPROM_START:
+        # a stop may land past the end (the write starts in the hold's last instruction)
+        while chip.cycle < end and chip.run(to_cycle=end, until=stop) & StopReason.EEPROM_START:
             e = chip.stop_event
             assert e is not None
             w = chip.eeprom_in_flight
