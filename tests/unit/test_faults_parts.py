@@ -10,10 +10,10 @@ import pytest
 
 from fairdie.die._models import model_named
 from fairdie.faults import FaultsError, Target, Violation
+from fairdie.faults._ids import parse_replay, replay_id, step
 from fairdie.faults._images import start_images
 from fairdie.faults._outcome import KEEP, Outcome
 from fairdie.faults._torn import physical
-from fairdie.faults._work import parse_replay, replay_id, step
 
 
 @pytest.mark.parametrize(("old", "new"), [(0x00, 0xFF), (0xA5, 0x5A), (0x12, 0x12), (0xFF, 0x00)])

@@ -21,8 +21,22 @@ a power cut tears, a reset lets the write finish. Every violation carries a
 replay id that ``fairdie faults --replay ID`` runs again.
 """
 
-from fairdie.faults._rig import FaultsError, Target
-from fairdie.faults._run import CAMPAIGNS, Report, replay, run_faults
+from __future__ import annotations
+
+from typing import Any
+
+from fairdie.faults._target import FaultsError, Target
 from fairdie.faults._verdict import Violation
 
 __all__ = ["CAMPAIGNS", "FaultsError", "Report", "Target", "Violation", "replay", "run_faults"]
+
+_RUN = {"CAMPAIGNS", "Report", "replay", "run_faults"}
+
+
+def __getattr__(name: str) -> Any:
+    # the campaigns need the compiled simulator; naming a target or an id does not
+    if name in _RUN:
+        from fairdie.faults import _run
+
+        return getattr(_run, name)
+    raise AttributeError(f"module 'fairdie.faults' has no attribute {name!r}")

@@ -16,11 +16,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from fairdie.faults._ids import step
 from fairdie.faults._images import ERASED, codes_for, start_images
-from fairdie.faults._rig import Target, Write, Written
+from fairdie.faults._rig import Write, Written
+from fairdie.faults._target import Target
 from fairdie.faults._torn import EVERY_VALUE, physical
 from fairdie.faults._verdict import Expect
-from fairdie.faults._work import Unit, Work, rig_for, step
+from fairdie.faults._work import Unit, Work, rig_for
 
 __all__ = ["plan_g1", "plan_g2", "plan_g3", "plan_g4", "run_g1", "run_g2", "run_g3", "run_g4"]
 

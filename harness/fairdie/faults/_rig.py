@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fairdie.die import Die
 from fairdie.die._models import DieModel
-from fairdie.errors import FairdieError
+from fairdie.faults._target import BOOT_LIMIT_S, FaultsError, Target
 from fairdie.faults._torn import physical
 from fairdie.noise import Codes
 from fairdie.sim import EventKind, Snapshot, StopReason, Until
 
 __all__ = [
     "BOOT_CODES",
+    "BOOT_LIMIT_S",
     "Boot",
     "Cut",
     "FaultsError",
@@ -31,35 +31,8 @@ __all__ = [
     "Written",
 ]
 
-#: how long after power-on a face must light (I4): the fair die needs ~25 ms
-BOOT_LIMIT_S = 0.25
 #: the noise a boot reads: every code the same, so any rule rolls at once
 BOOT_CODES = (512,)
-
-
-class FaultsError(FairdieError):
-    """A campaign cannot run (no model of the firmware's storage, bad arguments)."""
-
-
-@dataclass(frozen=True)
-class Target:
-    """Which die: a variant of the board's firmware, or a firmware file."""
-
-    board: str = "die-direct"
-    variant: str | None = None
-    firmware: str | None = None
-
-    def die(self) -> Die:
-        return Die(board=self.board, variant=self.variant, firmware=self.firmware)
-
-    @property
-    def label(self) -> str:
-        """The firmware file, else the build (the board's when none is named)."""
-        if self.firmware:
-            return self.firmware
-        from fairdie.board import load_board
-
-        return f"build {self.variant or load_board(self.board).variant or 'default'}"
 
 
 @dataclass(frozen=True)

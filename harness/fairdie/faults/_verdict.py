@@ -14,9 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fairdie.die._models import DieModel
-from fairdie.faults._rig import BOOT_LIMIT_S, Boot
+from fairdie.faults._target import BOOT_LIMIT_S
+
+if TYPE_CHECKING:
+    from fairdie.faults._rig import Boot
 
 __all__ = ["Expect", "Violation", "judge_boot"]
 
