@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from fairdie._pool import map_work
 from fairdie.faults import _cuts
 from fairdie.faults._outcome import Outcome
-from fairdie.faults._rig import FaultsError, Target
+from fairdie.faults._target import FaultsError, Target
 from fairdie.faults._verdict import Expect, Violation, judge_boot
-from fairdie.faults._work import Unit, Work, parse_replay, rig_for
+from fairdie.faults._ids import parse_replay
+from fairdie.faults._work import Unit, Work, rig_for
 
 __all__ = ["CAMPAIGNS", "Report", "replay", "run_faults"]
 
