@@ -239,6 +239,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fairdie.lab._lab_cli import lab_main
 
         return lab_main(argv[1:])
+    if argv[:1] == ["debug"]:  # its own parser (fairdie.debug._cli)
+        from fairdie.debug import debug_main
+
+        return debug_main(argv[1:])
     if argv[:1] == ["faults"]:  # its own parser (fairdie.faults._cli)
         from fairdie.faults._cli import faults_main
 

@@ -193,3 +193,27 @@ uint32_t fd_pending(fd_chip *chip);
 /* Snapshots: the whole chip in a buffer of info.snapshot_size bytes. */
 void fd_snapshot(fd_chip *chip, uint8_t *out);
 int fd_restore(fd_chip *chip, const uint8_t *in);
+
+/* Debugging (fairdie.debug): breakpoints, data watches and a step range,
+ * checked in C before every instruction of a run whose stops include
+ * FD_EV_PC, and only while one of them is set: other runs batch as ever. A
+ * hit stops the run as an FD_EV_PC event: a = the PC, b = what stopped it
+ * (FD_DBG_*), c = the data address of a watched byte that changed. The
+ * first instruction of a run is not checked while the PC is where the run
+ * started (a run resumes from a breakpoint). Each call replaces the set;
+ * the calls return 0, or -1 for a bad address or too many. */
+#define FD_DBG_PC 0    /* fd_stops.pc */
+#define FD_DBG_BREAK 1 /* a breakpoint */
+#define FD_DBG_WATCH 2 /* a watched byte changed (c: its data address)  */
+#define FD_DBG_RANGE 3 /* the PC left the step range */
+#define FD_DBG_MAX_BREAKS 64
+#define FD_DBG_MAX_WATCHES 8
+#define FD_DBG_MAX_WATCH_SIZE 64
+int fd_debug_breaks(fd_chip *chip, const uint32_t *pcs, uint32_t n);
+int fd_debug_watches(fd_chip *chip, const uint32_t *addresses, const uint32_t *sizes, uint32_t n);
+/* Stop once the PC is outside [start, end) (byte addresses); start == end: no range. */
+int fd_debug_range(fd_chip *chip, uint32_t start, uint32_t end);
+/* What a debugger reads and sets besides memory: flash, the PC, SREG. */
+int fd_flash_read(fd_chip *chip, uint32_t address, uint8_t *out, uint32_t size);
+int fd_set_pc(fd_chip *chip, uint32_t pc);
+void fd_set_sreg(fd_chip *chip, uint8_t value);

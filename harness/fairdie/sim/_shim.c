@@ -105,6 +105,19 @@ typedef struct fd_state {
     uint32_t wdt_entered;         /* the watchdog's ISR has just been entered */
 } fd_state;
 
+/* Breakpoints, data watches and a step range (fd_debug_*): settings of a
+ * debugger, not state of the chip, so no snapshot holds them. */
+typedef struct fd_debug {
+    int armed; /* something below is set */
+    uint32_t nbreaks;
+    uint32_t breaks[FD_DBG_MAX_BREAKS];
+    uint8_t filter[32]; /* bit (pc >> 1) & 255: a breakpoint may be there */
+    uint32_t nwatches;
+    uint32_t watch_addr[FD_DBG_MAX_WATCHES], watch_size[FD_DBG_MAX_WATCHES];
+    uint8_t shadow[FD_DBG_MAX_WATCHES][FD_DBG_MAX_WATCH_SIZE]; /* the bytes at the last look */
+    uint32_t range_start, range_end;                           /* equal: no range */
+} fd_debug;
+
 typedef struct fd_led_entry {
     uint64_t cycle; /* the mask holds from this cycle on */
     uint64_t mask;
@@ -171,6 +184,8 @@ struct fd_chip {
         void *orig_param;
     } polled[4];
     int npolled;
+
+    fd_debug dbg;
 };
 
 /* ---- batches of instructions ---------------------------------------------- */
@@ -1176,6 +1191,122 @@ void fd_power_off(fd_chip *c, int torn_value) {
 
 int fd_powered(fd_chip *c) { return c->st.powered; }
 
+/* ---- debugging: breakpoints, data watches, a step range ------------------ */
+
+static void fd_debug_arm(fd_chip *c) {
+    fd_debug *d = &c->dbg;
+    d->armed = d->nbreaks || d->nwatches || d->range_start != d->range_end;
+}
+
+int fd_debug_breaks(fd_chip *c, const uint32_t *pcs, uint32_t n) {
+    fd_debug *d = &c->dbg;
+    if (n > FD_DBG_MAX_BREAKS)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if ((pcs[i] & 1) || pcs[i] > c->avr->flashend)
+            return -1;
+    memset(d->filter, 0, sizeof d->filter);
+    for (uint32_t i = 0; i < n; i++) {
+        d->breaks[i] = pcs[i];
+        d->filter[(pcs[i] >> 4) & 31] |= (uint8_t)(1u << ((pcs[i] >> 1) & 7));
+    }
+    d->nbreaks = n;
+    fd_debug_arm(c);
+    return 0;
+}
+
+int fd_debug_watches(fd_chip *c, const uint32_t *addresses, const uint32_t *sizes, uint32_t n) {
+    fd_debug *d = &c->dbg;
+    if (n > FD_DBG_MAX_WATCHES)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (sizes[i] < 1 || sizes[i] > FD_DBG_MAX_WATCH_SIZE ||
+            (uint64_t)addresses[i] + sizes[i] > (uint64_t)c->avr->ramend + 1)
+            return -1;
+    for (uint32_t i = 0; i < n; i++) {
+        d->watch_addr[i] = addresses[i];
+        d->watch_size[i] = sizes[i];
+    }
+    d->nwatches = n;
+    fd_debug_arm(c);
+    return 0;
+}
+
+int fd_debug_range(fd_chip *c, uint32_t start, uint32_t end) {
+    if (start > end || end > (uint64_t)c->avr->flashend + 1)
+        return -1;
+    c->dbg.range_start = start;
+    c->dbg.range_end = end;
+    fd_debug_arm(c);
+    return 0;
+}
+
+/* Copy the watched bytes: a run reports only what changes while it runs. */
+static void fd_debug_look(fd_chip *c) {
+    fd_debug *d = &c->dbg;
+    for (uint32_t i = 0; i < d->nwatches; i++)
+        memcpy(d->shadow[i], c->avr->data + d->watch_addr[i], d->watch_size[i]);
+}
+
+static int fd_debug_hit(fd_chip *c, uint32_t what, uint32_t address) {
+    if (!(c->stop & FD_STOP_EVENT)) {
+        c->stop |= FD_STOP_EVENT;
+        c->why = (fd_event){
+            .cycle = c->avr->cycle, .kind = FD_EV_PC, .a = c->avr->pc, .b = what, .c = address};
+    }
+    return 1;
+}
+
+/* A watched byte that changed since the last look, then (with `pcs`) the
+ * PC at the run's stop PC, at a breakpoint or outside the step range. */
+static int fd_debug_check(fd_chip *c, int pcs) {
+    fd_debug *d = &c->dbg;
+    avr_t *avr = c->avr;
+    for (uint32_t i = 0; i < d->nwatches; i++) {
+        const uint8_t *now = avr->data + d->watch_addr[i];
+        if (memcmp(d->shadow[i], now, d->watch_size[i]) == 0)
+            continue;
+        uint32_t k = 0;
+        while (d->shadow[i][k] == now[k])
+            k++;
+        fd_debug_look(c);
+        return fd_debug_hit(c, FD_DBG_WATCH, d->watch_addr[i] + k);
+    }
+    if (!pcs)
+        return 0;
+    uint32_t pc = avr->pc;
+    if (c->stops.pc >= 0 && pc == (uint64_t)c->stops.pc)
+        return fd_debug_hit(c, FD_DBG_PC, 0);
+    if ((d->filter[(pc >> 4) & 31] >> ((pc >> 1) & 7)) & 1)
+        for (uint32_t i = 0; i < d->nbreaks; i++)
+            if (d->breaks[i] == pc)
+                return fd_debug_hit(c, FD_DBG_BREAK, 0);
+    if (d->range_start != d->range_end && (pc < d->range_start || pc >= d->range_end))
+        return fd_debug_hit(c, FD_DBG_RANGE, 0);
+    return 0;
+}
+
+int fd_flash_read(fd_chip *c, uint32_t address, uint8_t *out, uint32_t size) {
+    if ((uint64_t)address + size > (uint64_t)c->avr->flashend + 1)
+        return -1;
+    memcpy(out, c->avr->flash + address, size);
+    return 0;
+}
+
+int fd_set_pc(fd_chip *c, uint32_t pc) {
+    if ((pc & 1) || pc > c->avr->flashend)
+        return -1;
+    c->avr->pc = pc;
+    return 0;
+}
+
+/* simavr keeps SREG as eight flags; the data byte follows them */
+void fd_set_sreg(fd_chip *c, uint8_t value) {
+    for (int i = 0; i < 8; i++)
+        c->avr->sreg[i] = (value >> i) & 1;
+    c->avr->data[R_SREG] = value;
+}
+
 /* ---- running ------------------------------------------------------------ */
 
 uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *why) {
@@ -1202,6 +1333,11 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
         avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
     int watch_pc = (c->stops.kinds & FD_EV_PC) != 0;
     avr_flashaddr_t pc = watch_pc ? (avr_flashaddr_t)c->stops.pc : 0;
+    int debugging = watch_pc && c->dbg.armed;
+    avr_flashaddr_t start_pc = avr->pc;
+    int fresh = 1; /* no instruction has run yet */
+    if (debugging)
+        fd_debug_look(c);
     if (watch_pc && avr->pc == pc && avr->state == cpu_Running)
         avr->run(avr); /* already there: a stop means "reached again" */
     /* Batches: simavr's run_cycle_limit lets avr_run_one go on to the next
@@ -1232,6 +1368,14 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
                 avr->run(avr);
                 if (c->batching) /* fd_end_batch may have lowered it */
                     avr->run_cycle_limit = FD_BATCH_LIMIT;
+            }
+        } else if (debugging) {
+            /* before each instruction, except one at the PC the run started at */
+            while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop) {
+                if (fd_debug_check(c, !fresh || avr->pc != start_pc))
+                    break;
+                fresh = 0;
+                avr->run(avr);
             }
         } else {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop && avr->pc != pc)
@@ -1282,6 +1426,9 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
             break;
         }
     }
+    /* a watched byte written by the run's last step (an instruction, a wake) */
+    if (debugging && !(stop & (FD_STOP_EVENT | FD_STOP_CRASHED)) && fd_debug_check(c, 0))
+        stop |= FD_STOP_EVENT;
 out:
     /* unbatched, simavr leaves both at 1: snapshots are the same either way */
     avr->run_cycle_limit = avr->run_cycle_count = 1;

@@ -1,0 +1,185 @@
+"""``fairdie debug``: a firmware under our GDB remote stub, for avr-gdb.
+
+    fairdie debug [FIRMWARE] [--port P] [--board NAME_OR_TOML] [--variant V]
+                  [--mcu MCU] [--eep PATH] [--f-cpu HZ] [--noise MODEL] [--seed S]
+
+Without FIRMWARE it builds the die for the board (as ``fairdie press``
+does). A firmware for another MCU than the board's (named by the ELF, or
+by ``--mcu``) runs as a bare chip, without a board. The chip starts
+powered on and halted at its reset vector. The stub listens on 127.0.0.1
+only (``--port 0`` picks a free port) and prints the port and the avr-gdb
+command that connects; it serves one gdb at a time until interrupted
+(Ctrl-C: exit 130). Bad input is one line ``fairdie: error: ...`` on
+stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+from fairdie.errors import FairdieError
+
+if TYPE_CHECKING:
+    from fairdie.device import Device
+    from fairdie.sim import Chip
+
+__all__ = ["debug_main"]
+
+PROG = "fairdie debug"
+DEFAULT_PORT = 1234
+
+
+class _BadInput(Exception):
+    """A usage error, reported as one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _BadInput(message)
+
+
+def _port(text: str) -> int:
+    try:
+        v = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= v <= 65535:
+        raise argparse.ArgumentTypeError(f"port {v} is out of range (0..65535)")
+    return v
+
+
+def _whole(lo: int, hi: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            v = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not lo <= v <= hi:
+            raise argparse.ArgumentTypeError(f"{v} is out of range ({lo}..{hi})")
+        return v
+
+    return parse
+
+
+def _parser() -> _Parser:
+    from fairdie.cli import _VARIANT_BOARDS
+
+    p = _Parser(
+        prog=PROG,
+        description="Run a firmware (default: the die) under a GDB remote stub for avr-gdb.",
+    )
+    p.add_argument(
+        "firmware", nargs="?", type=Path, metavar="FIRMWARE", help="ELF or HEX (default: the die)"
+    )
+    p.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        metavar="P",
+        help=f"TCP port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)",
+    )
+    p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
+    p.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), help="the die build to debug")
+    p.add_argument(
+        "--mcu", help="run FIRMWARE on this MCU, without a board (when the file does not say)"
+    )
+    p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
+    p.add_argument("--f-cpu", type=_whole(1_000, 32_000_000), metavar="HZ")
+    p.add_argument("--noise", metavar="MODEL", help="what the die's analog input reads")
+    p.add_argument("--seed", type=_whole(0, 2**63 - 1), default=0, metavar="S")
+    return p
+
+
+def _setup(a: argparse.Namespace) -> tuple[Chip, Device | None, Path | None]:
+    """The chip, its device (or None) and the folder of its sources (or None)."""
+    from fairdie.board import load_board
+    from fairdie.cli import _VARIANT_BOARDS, _make_die
+    from fairdie.device import Device
+    from fairdie.sim import Chip, load_firmware, mcu_matches
+    from fairdie.toolchain import load_target
+
+    if a.firmware is not None and a.variant is not None:
+        raise FairdieError("--variant names a build of the die: give it or a FIRMWARE, not both")
+    if a.mcu is not None and (a.firmware is None or a.board is not None):
+        raise FairdieError("--mcu goes with a FIRMWARE and no --board (a board names its MCU)")
+    board = load_board(a.board or _VARIANT_BOARDS[a.variant or "direct"])
+    sources = load_target(board.firmware).path if a.firmware is None and board.firmware else None
+    if a.firmware is not None and a.board is None:
+        fw = load_firmware(a.firmware, eep=a.eep, mcu=a.mcu, f_cpu=a.f_cpu)
+        mcu = a.mcu or fw.mcu or (fw.device.name if fw.device else None)
+        if mcu and not mcu_matches(board.mcu, mcu):  # no die: a bare chip
+            return Chip(fw, mcu=mcu, f_cpu=a.f_cpu, seed=a.seed), None, None
+    if board.die is not None:
+        ns = argparse.Namespace(
+            board=a.board,
+            variant=a.variant,
+            firmware=a.firmware,
+            eep=a.eep,
+            f_cpu=a.f_cpu,
+            noise=a.noise,
+            seed=a.seed,
+            button=None,
+            counts=None,
+        )
+        die: Device = _make_die(ns)
+        return die.chip, die, sources
+    if a.firmware is None:
+        raise FairdieError(f"board {board.name} names no firmware target: give a FIRMWARE")
+    fw = load_firmware(
+        a.firmware, eep=a.eep, mcu=board.mcu, f_cpu=a.f_cpu, default_f_cpu=board.f_cpu
+    )
+    chip = Chip(fw, mcu=board.mcu, vcc_mv=board.vcc_mv, seed=a.seed)
+    return chip, Device(chip, board, seed=a.seed), sources
+
+
+def debug_main(argv: list[str]) -> int:
+    """``fairdie debug ...``; returns the exit status."""
+    from fairdie.debug._stub import HOST, DebugServer
+
+    try:
+        a = _parser().parse_args(argv)
+        chip, device, sources = _setup(a)
+        if device is not None:
+            device.power_on()
+        else:
+            chip.power_on()
+        try:
+            server = DebugServer(chip, device, port=a.port, log=_say)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise FairdieError(
+                    f"port {a.port} on {HOST} is in use: choose another with --port"
+                    " (--port 0 picks a free one)"
+                ) from None
+            raise FairdieError(f"cannot listen on {HOST}:{a.port}: {e.strerror}") from None
+    except (_BadInput, FairdieError) as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    fw = chip.firmware.path
+    name = fw.name if fw else "firmware"
+    what = f"board {device.board.name}" if device is not None else "no board"
+    _say(
+        f"fairdie debug: {name} on the {chip.mcu} at {chip.frequency} Hz ({what}):"
+        f" powered on, halted at pc 0x{chip.pc:04x}"
+    )
+    _say(f"listening on {HOST}:{server.port}; connect with:")
+    elf = [str(fw)] if fw is not None and fw.suffix.lower() == ".elf" else []
+    src = ["-ex", f"directory {sources}"] if sources is not None else []
+    _say("  " + shlex.join(["avr-gdb", *elf, *src, "-ex", f"target remote :{server.port}"]))
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        server.close()
+    return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
