@@ -70,7 +70,7 @@ def test_press_from_a_given_table(capsys):
 
 def test_hex_with_its_eep_starts_from_that_table(capsys, tmp_path):
     b = json.loads(run(capsys, "build", "--json")[1])
-    record = FairModel().with_table([3, 3, 0, 3, 3, 3])[:5]  # slot 0: face 3 is forced
+    record = FairModel().with_table([3, 3, 0, 3, 3, 3])[:6]  # slot 0: face 3 is forced
     body = bytes([len(record), 0, 0, 0]) + record
     eep = tmp_path / "t.eep"
     eep.write_text(":" + (body + bytes([-sum(body) & 0xFF])).hex().upper() + "\n:00000001FF\n")

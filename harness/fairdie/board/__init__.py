@@ -13,11 +13,11 @@ Board file schema (TOML)
     [board]                  # required
     name = "die-direct"      # required, free text
     mcu = "attiny13a"        # required; pins are checked for attiny13(a), attiny84(a)
-    f_cpu = 1200000          # required, Hz, > 0
+    f_cpu = 1200000          # required, Hz, 1000..32000000
     vcc_mv = 3000            # required, supply in mV, 1800..5500
-    persistence_ms = 20      # optional (default 20), > 0: LED integration window
+    persistence_ms = 20      # optional (default 20), in (0, 1000]: LED integration window
     firmware = "die_t13a"    # optional: build target name
-    variant = "direct"       # optional: build variant
+    variant = "direct"       # optional: build variant (see check_build)
 
     [[led]]                  # any number, in display order
     name = "centre"          # required, unique among LEDs
@@ -72,8 +72,16 @@ direct drive group lit together); a pin used both by an LED and by an analog
 input, a button or the speaker (a button may share an analog input's pin); a
 pull that holds a button at its active level; display symbols naming unknown
 LEDs, LEDs outside the display, or the same lit set twice; a ``[die]`` naming
-an unknown button or display; a non-positive clock; a supply outside
-1800..5500 mV; a non-positive persistence window.
+an unknown button or display, or counters that overrun the EEPROM (known
+MCUs); a clock outside 1000..32000000 Hz; a supply
+outside 1800..5500 mV; a persistence window outside (0, 1000] ms.
+
+:func:`check_build` checks a board against the build it runs (its
+``firmware`` target, and its ``variant`` or the one asked for): the target
+and variant exist, the target is for the board's MCU, and the build drives
+its LEDs as the board is wired (:attr:`Board.led_drive`: ``"direct"`` when
+every LED sits between a pin and a rail, ``"charlieplex"`` when every one
+sits between two pins; the variant's ``leds = ...`` in its target.toml).
 
 Boards shipped with fairdie (``load_board("die-direct")``): ``die-direct``
 and ``die-charlieplex``, the ATtiny13A fair die in its two wirings.
@@ -90,6 +98,7 @@ from fairdie.board._model import (
     parse_board,
     shipped_boards,
 )
+from fairdie.board._pairing import check_build
 from fairdie.board._parts import (
     INVALID,
     OFF,
@@ -114,6 +123,7 @@ __all__ = [
     "Display",
     "Led",
     "LedDecoder",
+    "check_build",
     "load_board",
     "parse_board",
     "shipped_boards",

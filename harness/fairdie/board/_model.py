@@ -41,6 +41,10 @@ __all__ = [
 ]
 
 VCC_RANGE_MV = (1800, 5500)
+#: the clocks the simulator runs (Hz), as ``--f-cpu`` takes them
+F_CPU_RANGE = (1_000, 32_000_000)
+#: the longest LED integration window (ms): an eye integrates over tens of ms
+MAX_PERSISTENCE_MS = 1000.0
 
 
 def _pins(port: str, bits: range) -> frozenset[str]:
@@ -54,6 +58,14 @@ MCU_PINS: Mapping[str, frozenset[str]] = {
     "attiny13a": _pins("B", range(6)),
     "attiny84": _pins("A", range(8)) | _pins("B", range(4)),
     "attiny84a": _pins("A", range(8)) | _pins("B", range(4)),
+}
+
+#: EEPROM bytes of the MCUs the board model knows (a [die] counters table must fit)
+_MCU_EEPROM: Mapping[str, int] = {
+    "attiny13": 64,
+    "attiny13a": 64,
+    "attiny84": 512,
+    "attiny84a": 512,
 }
 
 _T13_ADC = {"PB5": 0, "PB2": 1, "PB4": 2, "PB3": 3}
@@ -150,6 +162,20 @@ class Board:
         return next((b for b in self.buttons if b.kind == "power"), None)
 
     @property
+    def led_drive(self) -> str | None:
+        """How the LEDs are wired, so how firmware must drive them: ``"direct"``
+        (each between a port pin and a rail), ``"charlieplex"`` (each between
+        two port pins), ``"mixed"``, or None without LEDs."""
+        railed = [
+            VCC in (led.anode, led.cathode) or GND in (led.anode, led.cathode) for led in self.leds
+        ]
+        if not railed:
+            return None
+        if all(railed):
+            return "direct"
+        return "mixed" if any(railed) else "charlieplex"
+
+    @property
     def led_pins(self) -> frozenset[str]:
         """Every port pin an LED is connected to."""
         return frozenset(t for led in self.leds for t in (led.anode, led.cathode)) - {VCC, GND}
@@ -215,7 +241,7 @@ def _positive(
     if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
         v = None
     if v is None or not 0 < v <= hi:
-        bound = "a positive number" if hi == math.inf else f"a number in (0, {hi:g}]"
+        bound = "a positive number" + ("" if hi == math.inf else f" up to {hi:g}")
         raise ctx.fail(where, f"{key} must be {bound}, got {table.get(key)!r}")
     return float(v)
 
@@ -258,14 +284,15 @@ def _parse_header(ctx: _Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
     assert name is not None and mcu is not None
     f_cpu = _int(ctx, w, t, "f_cpu", required=True)
     assert f_cpu is not None
-    if f_cpu <= 0:
-        raise ctx.fail(w, f"f_cpu must be a positive number of Hz, got {f_cpu}")
+    lo, hi = F_CPU_RANGE
+    if not lo <= f_cpu <= hi:
+        raise ctx.fail(w, f"f_cpu must be a positive number of Hz in {lo}..{hi}, got {f_cpu}")
     vcc = _int(ctx, w, t, "vcc_mv", required=True)
     assert vcc is not None
     lo, hi = VCC_RANGE_MV
     if not lo <= vcc <= hi:
         raise ctx.fail(w, f"vcc_mv {vcc} is outside {lo}..{hi} mV")
-    persistence = _positive(ctx, w, t, "persistence_ms", 20)
+    persistence = _positive(ctx, w, t, "persistence_ms", 20, MAX_PERSISTENCE_MS)
     return {
         "name": name,
         "mcu": mcu.lower(),
@@ -488,7 +515,11 @@ def _parse_speaker(ctx: _Ctx, data: Mapping[str, Any], mcu: str) -> str | None:
 
 
 def _parse_die(
-    ctx: _Ctx, data: Mapping[str, Any], buttons: tuple[Button, ...], displays: tuple[Display, ...]
+    ctx: _Ctx,
+    data: Mapping[str, Any],
+    mcu: str,
+    buttons: tuple[Button, ...],
+    displays: tuple[Display, ...],
 ) -> DieSpec | None:
     if "die" not in data:
         return None
@@ -504,6 +535,13 @@ def _parse_die(
     counters = _int(ctx, w, t, "counters", required=False)
     if counters is not None and not 0 <= counters <= 0xFFFF - 5:
         raise ctx.fail(w, f"counters {counters} is not an EEPROM address")
+    size = _MCU_EEPROM.get(mcu)
+    if counters is not None and size is not None and counters + 6 > size:
+        raise ctx.fail(
+            w,
+            f"counters at {counters}: six counters from there overrun the {mcu}'s {size}"
+            " bytes of EEPROM",
+        )
     settle = _positive(ctx, w, t, "settle_ms", _SETTLE_MS, 60_000)
     return DieSpec(roll, display, counters, settle)
 
@@ -547,7 +585,7 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
         buttons=buttons,
         displays=displays,
         speaker=speaker,
-        die=_parse_die(ctx, data, buttons, displays),
+        die=_parse_die(ctx, data, mcu, buttons, displays),
         source=source,
         **head,
     )
@@ -577,6 +615,8 @@ def load_board(path_or_name: str | Path) -> Board:
         name = path_or_name.removesuffix(".toml")
         shipped = shipped_boards()
         if name not in shipped:
+            if Path(path_or_name).exists():
+                raise BoardError(f"{path_or_name}: not a board file (a directory or a device)")
             if "/" in path_or_name or path_or_name.endswith(".toml"):
                 raise BoardError(f"{path_or_name}: no such board file")
             raise BoardError(
@@ -592,12 +632,16 @@ def load_board(path_or_name: str | Path) -> Board:
     else:
         path = Path(path_or_name)
         source = str(path)
+        if path.exists() and not path.is_file():
+            raise BoardError(f"{source}: not a board file (a directory or a device)")
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise BoardError(f"{source}: no such board file") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise BoardError(f"{source}: cannot read: {e}") from None
+        except UnicodeDecodeError:
+            raise BoardError(f"{source}: not a board file (not UTF-8 text)") from None
+        except OSError as e:
+            raise BoardError(f"{source}: cannot read: {e.strerror or e}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

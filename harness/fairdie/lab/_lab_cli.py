@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
@@ -20,6 +21,16 @@ from fairdie.lab._search import search
 __all__ = ["campaign_main", "lab_main", "search_main"]
 
 PROG = "fairdie lab search"
+# Upper bounds: what runs in hours at most, not years (or out of memory); an
+# exact search of 6 values and 25 samples takes seconds, its cost grows fast.
+_MAX_VALUES = 100
+_MAX_SAMPLES = 1000
+_MAX_MATCHES = 10_000_000
+_MAX_PRESSES = 10_000_000
+_MAX_JOBS = 256
+_MAX_SEED = 2**64 - 1
+# [scheme://]host:port, as Dask takes a scheduler address
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})\Z")
 
 
 class _BadInput(Exception):
@@ -31,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
         raise _BadInput(message)
 
 
-def _int_at_least(lo: int) -> Callable[[str], int]:
+def _int_in(lo: int, hi: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             v = int(text)
@@ -39,9 +50,29 @@ def _int_at_least(lo: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
         if v < lo:
             raise argparse.ArgumentTypeError(f"{v} is below {lo}")
+        if v > hi:
+            raise argparse.ArgumentTypeError(f"{v} is above {hi}")
         return v
 
     return parse
+
+
+def _search_seed(text: str) -> int:
+    """A seed for ``random.Random``: it takes -s for s, so only s >= 0 are told apart."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    return _int_in(0, _MAX_SEED)(str(v))
+
+
+def _address(text: str) -> str:
+    m = _ADDRESS.match(text.strip())
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a scheduler address such as tcp://host:8786"
+        )
+    return text.strip()
 
 
 def _fraction(text: str) -> float:
@@ -60,16 +91,18 @@ def _parser() -> _Parser:
         description="Search the dynamic dice and generalized deck parameters "
         "(specs/randomness-systems.md): lowest outcome variance at or above an entropy.",
     )
-    p.add_argument("--values", type=_int_at_least(2), required=True, help="n, values 1..n")
-    p.add_argument("--samples", type=_int_at_least(1), required=True, help="T, draws per match")
+    p.add_argument("--values", type=_int_in(2, _MAX_VALUES), required=True, help="n, values 1..n")
+    p.add_argument(
+        "--samples", type=_int_in(1, _MAX_SAMPLES), required=True, help="T, draws per match"
+    )
     p.add_argument("--entropy", type=_fraction, required=True, help="threshold, 0..1")
     p.add_argument(
         "--simulate",
-        type=_int_at_least(2),
+        type=_int_in(2, _MAX_MATCHES),
         metavar="MATCHES",
         help="simulate this many matches per candidate instead of computing exactly",
     )
-    p.add_argument("--seed", type=int, default=0, help="simulation seed (default 0)")
+    p.add_argument("--seed", type=_search_seed, default=0, help="simulation seed (default 0)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -139,14 +172,23 @@ def _campaign_parser() -> _Parser:
         description="Press the emulated die N times from an erased chip and measure its "
         "fairness and what a player can predict; dice, deck and dynamic dice beside it.",
     )
-    p.add_argument("--presses", type=_int_at_least(1), required=True, help="N presses")
+    p.add_argument("--presses", type=_int_in(1, _MAX_PRESSES), required=True, help="N presses")
     p.add_argument("--noise", default="floating", help="noise model (default floating)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="campaign seed (default 0)")
+    p.add_argument(
+        "--seed", type=_int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)"
+    )
     p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
     p.add_argument("--firmware", help="an ELF or HEX to press instead of our build")
     p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
-    p.add_argument("--jobs", type=_int_at_least(1), default=1, help="local processes (default 1)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on this Dask scheduler")
+    p.add_argument(
+        "--jobs", type=_int_in(1, _MAX_JOBS), default=1, help="local processes (default 1)"
+    )
+    p.add_argument(
+        "--scheduler",
+        type=_address,
+        metavar="ADDRESS",
+        help="run the shards on this Dask scheduler",
+    )
     p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
@@ -194,6 +236,9 @@ def campaign_main(argv: list[str]) -> int:
     c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
     update, close = _progress(args.presses, args.json)
     try:
+        from fairdie.board import check_build, load_board
+
+        check_build(load_board(args.board), args.variant)  # the board fits the build it runs
         result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
     except FairdieError as e:
         print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)

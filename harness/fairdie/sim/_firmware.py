@@ -46,6 +46,13 @@ _AVR_LIBC_DIRS = ("/usr/lib/avr/lib", "/usr/avr/lib", "/usr/local/avr/lib")
 _MCU_NAME = re.compile(r"[a-z0-9_]+\Z")
 _SMALL_FLASH = 8192  # up to 8 KB, RJMP reaches all of flash: one word per vector
 _JMP_CALL_MASK, _JMP, _CALL = 0xFE0E, 0x940C, 0x940E
+_MAX_FLASH_ADDRESS = 0x400000  # 4 MB: beyond any AVR's flash
+_MAX_EEPROM_ADDRESS = 0x10000  # 64 KB: beyond any AVR's EEPROM
+_MAX_HEX_BYTES = 64 << 20  # a HEX of a 4 MB image is about 11 MB of text
+# Intel HEX record types: data, end of file, extended segment address, start
+# segment address, extended linear address, start linear address; and the
+# data length each but the data record must have
+_HEX_LENGTHS = {1: 0, 2: 2, 3: 4, 4: 2, 5: 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,8 @@ class Firmware:
     arch: int | None = None  #: the ELF's AVR architecture (e_flags & 0x7F: 25 is avr25)
     device: DeviceInfo | None = None  #: the ELF's avr-libc device-info note
     sections: Mapping[str, int] = field(default_factory=dict)  #: ELF section sizes (bytes)
+    #: the file the EEPROM image came from when it is not ``path`` (a HEX's .eep)
+    eeprom_path: Path | None = None
 
     @property
     def digest(self) -> str:
@@ -125,9 +134,7 @@ def load_firmware(
     (a HEX on a board: the board's clock).
     """
     p = Path(path)
-    if not p.is_file():
-        raise FirmwareError(f"{p}: no such firmware file")
-    head = p.read_bytes()[:4]
+    head = _head(p, "firmware", "an ELF or Intel HEX")
     if head == b"\x7fELF":
         if eep is not None:
             raise FirmwareError(
@@ -135,14 +142,18 @@ def load_firmware(
             )
         fw = _load_elf(p.resolve(), p.stat().st_mtime_ns)
     elif head[:1] == b":":
-        flash = _to_image(read_ihex(p), p, "flash")
-        eeprom = None
+        flash = _to_image(read_ihex(p), p, "flash", _MAX_FLASH_ADDRESS)
+        if not flash:
+            raise FirmwareError(f"{p}: an Intel HEX with no data: no code to load")
+        eeprom = ep = None
         if eep is not None:
             ep = Path(eep)
-            if not ep.is_file():
-                raise FirmwareError(f"{ep}: no such EEPROM file")
-            eeprom = _to_image(read_ihex(ep), ep, "EEPROM") or None
-        fw = Firmware(path=p, flash=flash, eeprom=eeprom)
+            if _head(ep, "EEPROM", "an Intel HEX")[:1] != b":":
+                raise FirmwareError(
+                    f"{ep}: not an Intel HEX file (--eep takes the .eep that avr-objcopy writes)"
+                )
+            eeprom = _to_image(read_ihex(ep), ep, "EEPROM", _MAX_EEPROM_ADDRESS) or None
+        fw = Firmware(path=p, flash=flash, eeprom=eeprom, eeprom_path=ep)
     else:
         raise FirmwareError(f"{p}: neither an ELF nor an Intel HEX file")
     if mcu is not None and fw.mcu is not None and not mcu_matches(mcu, fw.mcu):
@@ -156,6 +167,23 @@ def load_firmware(
         mcu=fw.mcu or (mcu.lower() if mcu else None),
         f_cpu=f_cpu if f_cpu is not None else (fw.f_cpu or default_f_cpu),
     )
+
+
+def _head(p: Path, what: str, kinds: str) -> bytes:
+    """The first bytes of a firmware or EEPROM file; a one-line error when it
+    is missing, not a file, unreadable or empty."""
+    if not p.exists():
+        raise FirmwareError(f"{p}: no such {what} file")
+    if not p.is_file():
+        raise FirmwareError(f"{p}: not a regular file (a directory or a device)")
+    try:
+        with p.open("rb") as f:
+            head = f.read(4)
+    except OSError as e:
+        raise FirmwareError(f"{p}: cannot read: {e.strerror or e}") from None
+    if not head:
+        raise FirmwareError(f"{p}: empty file, not {kinds}")
+    return head
 
 
 def check_fits(
@@ -186,10 +214,19 @@ def check_fits(
         ),
         ("EEPROM (.eeprom)", get(".eeprom", 0), eeprom_size),
         ("flash", len(fw.flash), flash_size),
-        ("EEPROM", len(fw.eeprom or b""), eeprom_size),
     ):
         if used > size:
             raise FirmwareError(f"{where}: needs {used} bytes of {what}; the {mcu} has {size}")
+    used = len(fw.eeprom or b"")
+    if used > eeprom_size:
+        if fw.eeprom_path is None:
+            raise FirmwareError(
+                f"{where}: needs {used} bytes of EEPROM; the {mcu} has {eeprom_size}"
+            )
+        raise FirmwareError(
+            f"{fw.eeprom_path.name}: needs {used} bytes of EEPROM (data up to address"
+            f" 0x{used - 1:X}); the {mcu} has {eeprom_size} (0x0..0x{eeprom_size - 1:X})"
+        )
 
 
 def _check_built_for(fw: Firmware, mcu: str, where: str) -> None:
@@ -273,14 +310,23 @@ def _elf_arch(header: bytes) -> int | None:
 
 
 def read_ihex(path: Path) -> dict[int, int]:
-    """Parse an Intel HEX file into {address: byte}; checks every checksum."""
+    """Parse an Intel HEX file into {address: byte}.
+
+    Checks every checksum, each record's length, the data length of each
+    record type but data, and that no two records give one address
+    different bytes.
+    """
     mem: dict[int, int] = {}
     base = 0
     ended = False
     try:
+        if path.stat().st_size > _MAX_HEX_BYTES:
+            raise FirmwareError(f"{path}: {path.stat().st_size} bytes is too large for an AVR HEX")
         lines = path.read_text(encoding="ascii").splitlines()
     except UnicodeDecodeError:
         raise FirmwareError(f"{path}: not an Intel HEX file (binary content)") from None
+    except OSError as e:
+        raise FirmwareError(f"{path}: cannot read: {e.strerror or e}") from None
     for n, raw in enumerate(lines, 1):
         line = raw.strip()
         if not line:
@@ -299,9 +345,18 @@ def read_ihex(path: Path) -> dict[int, int]:
         if sum(rec) & 0xFF:
             raise FirmwareError(f"{path}:{n}: bad checksum")
         data = rec[4:-1]
+        if kind in _HEX_LENGTHS and count != _HEX_LENGTHS[kind]:
+            raise FirmwareError(
+                f"{path}:{n}: a type {kind:02X} record has {_HEX_LENGTHS[kind]} data bytes,"
+                f" not {count}"
+            )
         if kind == 0:
             for i, b in enumerate(data):
-                mem[base + addr + i] = b
+                if mem.setdefault(base + addr + i, b) != b:
+                    raise FirmwareError(
+                        f"{path}:{n}: address 0x{base + addr + i:X} was already given"
+                        f" another byte (overlapping records)"
+                    )
         elif kind == 1:
             ended = True
         elif kind == 2:
@@ -311,18 +366,20 @@ def read_ihex(path: Path) -> dict[int, int]:
         elif kind in (3, 5):
             pass  # start address: meaningless for an AVR image
         else:
-            raise FirmwareError(f"{path}:{n}: unknown record type {kind:02X}")
+            raise FirmwareError(
+                f"{path}:{n}: unknown record type {kind:02X} (an AVR image has 00..05)"
+            )
     if not ended:
         raise FirmwareError(f"{path}: no end-of-file record (truncated?)")
     return mem
 
 
-def _to_image(mem: Mapping[int, int], path: Path, what: str) -> bytes:
+def _to_image(mem: Mapping[int, int], path: Path, what: str, limit: int) -> bytes:
     if not mem:
         return b""
     top = max(mem) + 1
-    if top > 0x400000:
-        raise FirmwareError(f"{path}: {what} address 0x{top - 1:X} is beyond any AVR")
+    if top > limit:
+        raise FirmwareError(f"{path}: {what} address 0x{top - 1:X} is beyond any AVR's {what}")
     img = bytearray(b"\xff" * top)
     for a, b in mem.items():
         img[a] = b
@@ -346,6 +403,11 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                 if seg["p_type"] != "PT_LOAD" or seg["p_filesz"] == 0:
                     continue
                 lma, data = seg["p_paddr"], seg.data()
+                if len(data) != seg["p_filesz"]:
+                    raise FirmwareError(
+                        f"{path}: truncated ELF (a segment of {seg['p_filesz']} bytes"
+                        f" has {len(data)} in the file)"
+                    )
                 if _EEPROM_BASE <= lma < _EEPROM_END:
                     eeprom[lma - _EEPROM_BASE] = data
                 elif lma < _DATA_BASE:
@@ -386,7 +448,9 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                         sym = Symbol(s.name, v, s["st_size"], "code")
                     symbols.setdefault(s.name, sym)
     except (ELFError, struct.error, ValueError) as e:
-        raise FirmwareError(f"{path}: malformed ELF ({e})") from None
+        raise FirmwareError(f"{path}: malformed ELF, truncated or damaged ({e})") from None
+    except OSError as e:
+        raise FirmwareError(f"{path}: cannot read: {e.strerror or e}") from None
     if not flash:
         raise FirmwareError(f"{path}: the ELF has no code to load")
     return Firmware(

@@ -8,9 +8,13 @@ A target is a folder of C, C++ (``.cpp``, ``.cc``, ``.cxx``) and assembler
 (``.S``) sources with a ``target.toml`` naming its MCU, clock, size budget,
 variants and, in a ``[build]`` table, its warnings and extra flags. A plain
 name is a target shipped in the package (:func:`firmware_dir`); anything else
-is a folder path, relative ones to the working directory. Our compile flags
-live in one place (:data:`CFLAGS`, :data:`CXXFLAGS`, :data:`LDFLAGS`); the ELF
-does not depend on the folder the target sits in. Every failure is a
+is a folder path, relative ones to the working directory. A variant may name
+its reference model (``model = "fair"``) and how it drives LEDs (``leds =
+"direct"``, ``"charlieplex"`` or ``"mixed"``; a top-level ``leds`` covers the
+variants that do not say), which a board's wiring must match
+(:func:`fairdie.board.check_build`); unknown keys are errors. Our compile
+flags live in one place (:data:`CFLAGS`, :data:`CXXFLAGS`, :data:`LDFLAGS`);
+the ELF does not depend on the folder the target sits in. Every failure is a
 :class:`fairdie.errors.ToolchainError` with a one-line message.
 Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
 ``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]``.

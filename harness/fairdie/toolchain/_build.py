@@ -26,7 +26,15 @@ from fairdie.errors import ToolchainError
 
 from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
 from ._size import elf_sections, sizes_from_sections
-from ._target import CXX_SUFFIXES, BuildOptions, Define, Target, check_defines, load_target
+from ._target import (
+    CXX_SUFFIXES,
+    F_CPU_RANGE,
+    BuildOptions,
+    Define,
+    Target,
+    check_defines,
+    load_target,
+)
 
 __all__ = [
     "CFLAGS",
@@ -385,9 +393,13 @@ def build(
     mcu = mcu or tgt.mcu
     f_cpu = f_cpu if f_cpu is not None else tgt.f_cpu
     if mcu is None or f_cpu is None:
-        raise ToolchainError(f"{tgt.path}: no target.toml; pass mcu= and f_cpu=")
-    if f_cpu <= 0:
-        raise ToolchainError(f"f_cpu must be positive, got {f_cpu}")
+        if not (tgt.path / "target.toml").is_file():
+            raise ToolchainError(f"{tgt.path}: no target.toml; pass mcu= and f_cpu=")
+        missing = " and ".join(k for k, v in (("mcu", mcu), ("f_cpu", f_cpu)) if v is None)
+        raise ToolchainError(f"{tgt.path}/target.toml: no {missing}; give it there or pass it")
+    lo, hi = F_CPU_RANGE
+    if not lo <= f_cpu <= hi:
+        raise ToolchainError(f"{tgt.name}: f_cpu {f_cpu} is out of range ({lo}..{hi} Hz)")
     name = variant if variant is not None else tgt.default_variant
     all_defines = {**tgt.defines_for(variant), **check_defines(defines, "defines")}
     sources = tgt.sources()
@@ -418,14 +430,25 @@ def build(
     if result is None:
         if final.is_dir():  # unreadable leftover: replace it
             shutil.rmtree(final, ignore_errors=True)
-        root.mkdir(parents=True, exist_ok=True)
-        prune_stale(root)
-        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{key[:16]}-", dir=root))
+        if root.exists() and not root.is_dir():
+            raise ToolchainError(
+                f"cache folder {root}: not a folder (see --cache-dir, $FAIRDIE_CACHE)"
+            )
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            prune_stale(root)
+            tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{key[:16]}-", dir=root))
+        except OSError as exc:
+            raise ToolchainError(
+                f"cache folder {root}: {exc.strerror or exc} (see --cache-dir, $FAIRDIE_CACHE)"
+            ) from None
         out = tgt.output
         elf = tmp / f"{out}.elf"
         try:
             _compile(tools, flags, tgt, sources, elf, tmp / _LOG)
         except ToolchainError as exc:
+            if f"device-specs/specs-{mcu}:" in str(exc):  # the driver's word for an unknown -mmcu
+                raise ToolchainError(f"{tgt.name}: avr-gcc knows no MCU {mcu!r}") from None
             raise ToolchainError(f"{tgt.name}: {exc}") from None
         shutil.rmtree(tmp / _OBJ, ignore_errors=True)
         _objcopy(objcopy, elf, tmp / f"{out}.hex", tmp / f"{out}.eep")

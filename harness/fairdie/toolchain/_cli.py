@@ -11,11 +11,9 @@ from pathlib import Path
 from fairdie.errors import FairdieError, ToolchainError
 
 from ._build import Build, build
-from ._target import Define, load_target
+from ._target import F_CPU_RANGE, Define, load_target
 
 __all__ = ["add_build_arguments", "format_build", "main", "run_build_command"]
-
-_F_CPU_RANGE = (1_000, 32_000_000)
 
 
 def _define(text: str) -> tuple[str, Define]:
@@ -28,7 +26,7 @@ def _f_cpu(text: str) -> int:
         hz = int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number of Hz: {text!r}") from None
-    lo, hi = _F_CPU_RANGE
+    lo, hi = F_CPU_RANGE
     if not lo <= hz <= hi:
         raise argparse.ArgumentTypeError(f"{hz} is out of range ({lo}..{hi})")
     return hz

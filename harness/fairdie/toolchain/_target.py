@@ -14,6 +14,8 @@ from fairdie.errors import ToolchainError
 
 __all__ = [
     "CXX_SUFFIXES",
+    "F_CPU_RANGE",
+    "LED_DRIVES",
     "SOURCE_SUFFIXES",
     "Budget",
     "BuildOptions",
@@ -44,6 +46,18 @@ _RESERVED = frozenset({"F_CPU", "FAIRDIE_MCU"})
 # Flags the toolchain sets itself: a target may not set them in [build].
 _OWN_FLAGS = ("-mmcu", "-o", "-c", "-DF_CPU", "-DFAIRDIE_MCU", "-UF_CPU", "-UFAIRDIE_MCU")
 _BUILD_KEYS = frozenset({"cflags", "cxxflags", "ldflags", "warnings", "werror"})
+_TOP_KEYS = frozenset(
+    {"name", "mcu", "f_cpu", "output", "default_variant", "leds", "budget", "build", "variants"}
+)
+_BUDGET_KEYS = frozenset({"flash", "sram", "stack", "eeprom"})
+_VARIANT_KEYS = frozenset({"defines", "model", "leds"})
+
+F_CPU_RANGE = (1_000, 32_000_000)
+"""The clocks a build may have (Hz): what the simulator runs."""
+
+LED_DRIVES = ("direct", "charlieplex", "mixed")
+"""How a build drives its LEDs (``leds = ...``): each LED between a pin and a
+rail, each between two pins, or both; a board's wiring must match it."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +112,10 @@ class Target:
     options: BuildOptions = BuildOptions()
     #: (variant, model): the reference model each variant names (``model = ...``)
     variant_models: tuple[tuple[str, str], ...] = ()
+    #: the LED drive of the builds whose variant names none (``leds = ...``)
+    leds: str | None = None
+    #: (variant, drive): the LED drive each variant names (``leds = ...``)
+    variant_leds: tuple[tuple[str, str], ...] = ()
 
     @property
     def variants(self) -> tuple[str, ...]:
@@ -109,6 +127,12 @@ class Target:
         self.defines_for(variant)  # an unknown variant fails here
         name = variant if variant is not None else self.default_variant
         return dict(self.variant_models).get(name or "")
+
+    def leds_for(self, variant: str | None) -> str | None:
+        """How a build of ``variant`` drives its LEDs (``leds = ...``), if the file says."""
+        self.defines_for(variant)  # an unknown variant fails here
+        name = variant if variant is not None else self.default_variant
+        return dict(self.variant_leds).get(name or "", self.leds)
 
     def defines_for(self, variant: str | None) -> dict[str, Define]:
         """The ``-D`` defines of ``variant`` (``None``: the default variant)."""
@@ -189,6 +213,21 @@ def _flag_list(table: Mapping[str, Any], key: str, where: str) -> tuple[str, ...
     return tuple(value)
 
 
+def _known_keys(table: Mapping[str, Any], known: frozenset[str], where: str, what: str) -> None:
+    unknown = sorted(set(table) - known)
+    if unknown:
+        raise ToolchainError(
+            f"{where}: unknown key {what}{unknown[0]} (known: {', '.join(sorted(known))})"
+        )
+
+
+def _leds(table: Mapping[str, Any], where: str) -> str | None:
+    value = table.get("leds")
+    if value is not None and value not in LED_DRIVES:
+        raise ToolchainError(f"{where}: leds must be one of {', '.join(LED_DRIVES)}, got {value!r}")
+    return value
+
+
 def parse_build_options(table: object, where: str) -> BuildOptions:
     """Validate a ``[build]`` table (see :class:`BuildOptions`)."""
     if not isinstance(table, dict):
@@ -239,10 +278,14 @@ def parse_target_toml(text: str, path: Path) -> Target:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ToolchainError(f"{where}: {exc}") from None
+    _known_keys(data, _TOP_KEYS, where, "")
     mcu = data.get("mcu")
     if mcu is not None and not (isinstance(mcu, str) and _IDENT.match(mcu)):
         raise ToolchainError(f"{where}: mcu must be a name like 'attiny13a', got {mcu!r}")
     f_cpu = _int(data, "f_cpu", where)
+    lo, hi = F_CPU_RANGE
+    if f_cpu is not None and not lo <= f_cpu <= hi:
+        raise ToolchainError(f"{where}: f_cpu {f_cpu} is out of range ({lo}..{hi} Hz)")
     name = data.get("name", path.name)
     output = data.get("output", path.name)
     if not isinstance(name, str) or not _PLAIN.match(name):
@@ -256,6 +299,7 @@ def parse_target_toml(text: str, path: Path) -> Target:
         table = data["budget"]
         if not isinstance(table, dict):
             raise ToolchainError(f"{where}: [budget] must be a table")
+        _known_keys(table, _BUDGET_KEYS, where, "budget.")
         flash = _int(table, "flash", where)
         sram = _int(table, "sram", where)
         if flash is None or sram is None:
@@ -271,9 +315,14 @@ def parse_target_toml(text: str, path: Path) -> Target:
         raise ToolchainError(f"{where}: [variants] must be a table")
     found: list[tuple[str, tuple[tuple[str, Define], ...]]] = []
     models: list[tuple[str, str]] = []
+    drives: list[tuple[str, str]] = []
     for vname, spec in table.items():
         if not isinstance(spec, dict) or not isinstance(spec.get("defines", {}), dict):
             raise ToolchainError(f"{where}: [variants.{vname}] needs a defines table")
+        _known_keys(spec, _VARIANT_KEYS, where, f"variants.{vname}.")
+        drive = _leds(spec, f"{where} [variants.{vname}]")
+        if drive is not None:
+            drives.append((vname, drive))
         defines = check_defines(spec.get("defines", {}), f"{where} [variants.{vname}]")
         found.append((vname, tuple(defines.items())))
         model = spec.get("model")
@@ -285,7 +334,18 @@ def parse_target_toml(text: str, path: Path) -> Target:
     if default is not None and default not in {n for n, _ in found}:
         raise ToolchainError(f"{where}: default_variant {default!r} is not a variant")
     return Target(
-        name, path, mcu, f_cpu, output, budget, default, tuple(found), options, tuple(models)
+        name,
+        path,
+        mcu,
+        f_cpu,
+        output,
+        budget,
+        default,
+        tuple(found),
+        options,
+        tuple(models),
+        _leds(data, where),
+        tuple(drives),
     )
 
 
@@ -302,7 +362,13 @@ def load_target(target: str | Path = "die_t13a") -> Target:
         output = re.sub(r"[^A-Za-z0-9_]", "_", name)
         output = output if _IDENT.match(output) else f"_{output}"
         return Target(name, path, None, None, output, None, None)
-    return parse_target_toml(toml.read_text(encoding="utf-8"), path)
+    try:
+        text = toml.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ToolchainError(f"{toml}: not UTF-8 text") from None
+    except OSError as e:
+        raise ToolchainError(f"{toml}: cannot read: {e.strerror or e}") from None
+    return parse_target_toml(text, path)
 
 
 def variants(target: str | Path = "die_t13a") -> tuple[str, ...]:
