@@ -5,11 +5,25 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-__all__ = ["BadInput", "Parser", "int_at_least", "parse", "progress_bar"]
+__all__ = [
+    "MAX_JOBS",
+    "BadInput",
+    "Parser",
+    "int_at_least",
+    "int_in",
+    "parse",
+    "progress_bar",
+    "scheduler_address",
+]
+
+MAX_JOBS = 256  #: local processes a command may ask for
+# [scheme://]host:port, as Dask takes a scheduler address
+_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})\Z")
 
 
 class BadInput(Exception):
@@ -21,7 +35,9 @@ class Parser(argparse.ArgumentParser):
         raise BadInput(message)
 
 
-def int_at_least(lo: int) -> Callable[[str], int]:
+def int_in(lo: int, hi: int | None = None) -> Callable[[str], int]:
+    """A whole number in ``lo..hi`` (no upper bound when ``hi`` is None)."""
+
     def check(text: str) -> int:
         try:
             v = int(text)
@@ -29,9 +45,25 @@ def int_at_least(lo: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
         if v < lo:
             raise argparse.ArgumentTypeError(f"{v} is below {lo}")
+        if hi is not None and v > hi:
+            raise argparse.ArgumentTypeError(f"{v} is above {hi}")
         return v
 
     return check
+
+
+def int_at_least(lo: int) -> Callable[[str], int]:
+    return int_in(lo)
+
+
+def scheduler_address(text: str) -> str:
+    """A Dask scheduler address, ``[scheme://]host:port``."""
+    m = _ADDRESS.match(text.strip())
+    if m is None or not 1 <= int(m.group(1)) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a scheduler address such as tcp://host:8786"
+        )
+    return text.strip()
 
 
 def parse(parser: Parser, argv: list[str]) -> argparse.Namespace | int:
@@ -47,7 +79,7 @@ def parse(parser: Parser, argv: list[str]) -> argparse.Namespace | int:
 
 def progress_bar(
     total: int, *, unit: str, quiet: bool
-) -> tuple[Callable[[int], object] | None, Callable[[], None]]:
+) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
     """``(update(n), close())`` of a bar on a terminal's stderr; nothing when
     ``quiet`` (``--json``) or when stderr is not a terminal."""
     if quiet or not sys.stderr.isatty():
@@ -65,4 +97,8 @@ def progress_bar(
         ncols=size.columns or 80,
         nrows=size.lines or 24,
     )
-    return bar.update, bar.close
+
+    def update(n: int) -> None:
+        bar.update(n)
+
+    return update, bar.close

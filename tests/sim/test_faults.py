@@ -104,6 +104,9 @@ def test_cli_violations_exit_1_and_print_their_replay(capsys):
         (["--replay", "nonsense"], "not a replay id"),
         (["--variant", "seed", "--firmware", "x.elf"], "not both"),
         (["--variant", "nope"], "nope"),
+        (["--scheduler", "nonsense"], "not a scheduler address"),
+        (["--jobs", "100000"], "above 256"),
+        (["--board", "die-charlieplex", "--variant", "direct"], "charlieplexed"),
     ],
 )
 def test_bad_input_is_one_line(capsys, argv, message):

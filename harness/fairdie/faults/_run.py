@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from fairdie._pool import map_work
 from fairdie.faults import _cuts
+from fairdie.faults._ids import parse_replay
 from fairdie.faults._outcome import Outcome
 from fairdie.faults._target import FaultsError, Target
 from fairdie.faults._verdict import Expect, Violation, judge_boot
-from fairdie.faults._ids import parse_replay
 from fairdie.faults._work import Unit, Work, rig_for
 
 __all__ = ["CAMPAIGNS", "Report", "replay", "run_faults"]
@@ -81,6 +81,7 @@ def run_faults(
         raise FaultsError(f"no campaign {unknown[0]!r} (campaigns: {', '.join(CAMPAIGNS)}, all)")
     t0 = time.perf_counter()
     target = target or Target()
+    target.check()
     rig_for(target)  # a target with no model fails here, before any work
     units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
     outcomes = {c: Outcome(c) for c in campaigns}

@@ -33,6 +33,13 @@ class Target:
 
         return Die(board=self.board, variant=self.variant, firmware=self.firmware)
 
+    def check(self) -> None:
+        """Refuse a board that does not fit the build (fairdie.board.check_build)."""
+        from fairdie.board import check_build, load_board
+
+        if self.firmware is None:
+            check_build(load_board(self.board), self.variant)
+
     @property
     def label(self) -> str:
         """The firmware file, else the build (the board's when none is named)."""

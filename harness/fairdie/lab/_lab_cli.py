@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
+from fairdie._cmdline import MAX_JOBS, Parser, int_in, parse, progress_bar, scheduler_address
 from fairdie.lab._search import search
 
 __all__ = ["campaign_main", "lab_main", "search_main"]
@@ -27,34 +26,7 @@ _MAX_VALUES = 100
 _MAX_SAMPLES = 1000
 _MAX_MATCHES = 10_000_000
 _MAX_PRESSES = 10_000_000
-_MAX_JOBS = 256
 _MAX_SEED = 2**64 - 1
-# [scheme://]host:port, as Dask takes a scheduler address
-_ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})\Z")
-
-
-class _BadInput(Exception):
-    """A usage error, reported as one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _BadInput(message)
-
-
-def _int_in(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"{v} is below {lo}")
-        if v > hi:
-            raise argparse.ArgumentTypeError(f"{v} is above {hi}")
-        return v
-
-    return parse
 
 
 def _search_seed(text: str) -> int:
@@ -63,16 +35,7 @@ def _search_seed(text: str) -> int:
         v = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    return _int_in(0, _MAX_SEED)(str(v))
-
-
-def _address(text: str) -> str:
-    m = _ADDRESS.match(text.strip())
-    if m is None or not 1 <= int(m.group(1)) <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a scheduler address such as tcp://host:8786"
-        )
-    return text.strip()
+    return int_in(0, _MAX_SEED)(str(v))
 
 
 def _fraction(text: str) -> float:
@@ -85,20 +48,20 @@ def _fraction(text: str) -> float:
     return v
 
 
-def _parser() -> _Parser:
-    p = _Parser(
+def _parser() -> Parser:
+    p = Parser(
         prog=PROG,
         description="Search the dynamic dice and generalized deck parameters "
         "(specs/randomness-systems.md): lowest outcome variance at or above an entropy.",
     )
-    p.add_argument("--values", type=_int_in(2, _MAX_VALUES), required=True, help="n, values 1..n")
+    p.add_argument("--values", type=int_in(2, _MAX_VALUES), required=True, help="n, values 1..n")
     p.add_argument(
-        "--samples", type=_int_in(1, _MAX_SAMPLES), required=True, help="T, draws per match"
+        "--samples", type=int_in(1, _MAX_SAMPLES), required=True, help="T, draws per match"
     )
     p.add_argument("--entropy", type=_fraction, required=True, help="threshold, 0..1")
     p.add_argument(
         "--simulate",
-        type=_int_in(2, _MAX_MATCHES),
+        type=int_in(2, _MAX_MATCHES),
         metavar="MATCHES",
         help="simulate this many matches per candidate instead of computing exactly",
     )
@@ -133,20 +96,9 @@ def _table(result: dict[str, Any]) -> str:
     )
 
 
-def _parse(parser: _Parser, argv: list[str]) -> argparse.Namespace | int:
-    """The arguments, or the exit status: 2 after one line for bad input, 0 after --help."""
-    try:
-        return parser.parse_args(argv)
-    except _BadInput as e:
-        print(f"{parser.prog}: error: {e}", file=sys.stderr)
-        return 2
-    except SystemExit:  # --help printed the usage (errors raise _BadInput)
-        return 0
-
-
 def search_main(argv: list[str]) -> int:
     """Run ``fairdie lab search`` with ``argv`` (the words after ``search``); the exit status."""
-    args = _parse(_parser(), argv)
+    args = parse(_parser(), argv)
     if isinstance(args, int):
         return args
     result = search(
@@ -166,26 +118,24 @@ def search_main(argv: list[str]) -> int:
 CAMPAIGN = "fairdie lab campaign"
 
 
-def _campaign_parser() -> _Parser:
-    p = _Parser(
+def _campaign_parser() -> Parser:
+    p = Parser(
         prog=CAMPAIGN,
         description="Press the emulated die N times from an erased chip and measure its "
         "fairness and what a player can predict; dice, deck and dynamic dice beside it.",
     )
-    p.add_argument("--presses", type=_int_in(1, _MAX_PRESSES), required=True, help="N presses")
+    p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
     p.add_argument("--noise", default="floating", help="noise model (default floating)")
-    p.add_argument(
-        "--seed", type=_int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)"
-    )
+    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
     p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
     p.add_argument("--firmware", help="an ELF or HEX to press instead of our build")
     p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
     p.add_argument(
-        "--jobs", type=_int_in(1, _MAX_JOBS), default=1, help="local processes (default 1)"
+        "--jobs", type=int_in(1, MAX_JOBS), default=1, help="local processes (default 1)"
     )
     p.add_argument(
         "--scheduler",
-        type=_address,
+        type=scheduler_address,
         metavar="ADDRESS",
         help="run the shards on this Dask scheduler",
     )
@@ -194,34 +144,12 @@ def _campaign_parser() -> _Parser:
     return p
 
 
-def _progress(total: int, quiet: bool) -> tuple[Callable[[int], None] | None, Callable[[], None]]:
-    """A progress bar on a terminal's stderr, nothing otherwise."""
-    if quiet or not sys.stderr.isatty():
-        return None, lambda: None
-    import os
-
-    from tqdm import tqdm
-
-    # a terminal that reports no size (a fresh pseudo-terminal) counts as 80 x 24:
-    # tqdm draws nothing on a terminal of 0 rows
-    size = os.get_terminal_size(sys.stderr.fileno())
-    bar = tqdm(
-        total=total,
-        unit="press",
-        file=sys.stderr,
-        leave=False,
-        ncols=size.columns or 80,
-        nrows=size.lines or 24,
-    )
-    return bar.update, bar.close
-
-
 def campaign_main(argv: list[str]) -> int:
     """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
     from fairdie.errors import FairdieError
     from fairdie.lab._campaign import Campaign, reference_tallies, run_campaign
 
-    args = _parse(_campaign_parser(), argv)
+    args = parse(_campaign_parser(), argv)
     if isinstance(args, int):
         return args
     if args.plot:
@@ -234,7 +162,7 @@ def campaign_main(argv: list[str]) -> int:
             )
             return 2
     c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
-    update, close = _progress(args.presses, args.json)
+    update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
         from fairdie.board import check_build, load_board
 
