@@ -1,4 +1,4 @@
-"""The ``fairdie`` command: build, press, bench and demo.
+"""The ``fairdie`` command: build, press, roll, bench and demo.
 
 Scripts depend on the ``--json`` outputs; every error is one line on stderr
 and a non-zero exit (2 for bad input, 130 when interrupted).
@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fairdie._art import draw_dice as _draw
+from fairdie._art import draw_table as _table
 from fairdie.device import MAX_HOLD_S
 from fairdie.errors import FairdieError
 
@@ -47,6 +49,12 @@ def _counts(text: str) -> bytes:
     return bytes(values)
 
 
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a name")
+    return text.strip()
+
+
 def _seconds(text: str) -> float:
     try:
         v = float(text)
@@ -55,6 +63,36 @@ def _seconds(text: str) -> float:
     if not 0 < v <= MAX_HOLD_S:
         raise argparse.ArgumentTypeError(f"{text} s is out of range (0..{MAX_HOLD_S:g} s]")
     return v
+
+
+def _add_die_options(p: argparse.ArgumentParser) -> None:
+    """The options that make the die (``press``, ``roll``, ``trace``): :func:`_make_die`
+    reads them."""
+    p.add_argument(
+        "--noise",
+        type=_name,
+        default=None,
+        metavar="MODEL",
+        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS",
+    )
+    p.add_argument(
+        "--button",
+        type=_name,
+        metavar="NAME",
+        help="the button that rolls the die (default: the board's [die] roll, else its power)",
+    )
+    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
+    p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
+    p.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
+    p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
+    p.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
+    p.add_argument(
+        "--counts",
+        type=_counts,
+        metavar="C1,...,C6",
+        help="start from this table (default: erased)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -78,30 +116,31 @@ def _parser() -> argparse.ArgumentParser:
     pr = sub.add_parser("press", help="press the emulated die N times")
     pr.add_argument("--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N")
     pr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
-    pr.add_argument(
-        "--noise",
-        default=None,
-        metavar="MODEL",
-        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS",
-    )
-    pr.add_argument(
-        "--button",
-        metavar="NAME",
-        help="the button that rolls the die (default: the board's [die] roll, else its power)",
-    )
-    pr.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
-    pr.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
-    pr.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
-    pr.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
-    pr.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
-    pr.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
-    pr.add_argument(
-        "--counts",
-        type=_counts,
-        metavar="C1,...,C6",
-        help="start from this table (default: erased)",
-    )
+    _add_die_options(pr)
     pr.add_argument("--json", action="store_true", help="print one JSON object")
+
+    tr = sub.add_parser(
+        "trace",
+        help="record a press of the die (pins, ADC, EEPROM, sleep, power) to a VCD file",
+        description="Press the die as fairdie press does and write the last press's pins,"
+        " ADC conversions, EEPROM writes, sleep and power to a VCD file (GTKWave opens it).",
+    )
+    tr.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD to write")
+    tr.add_argument(
+        "--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N", help="record press N"
+    )
+    tr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
+    _add_die_options(tr)
+    tr.add_argument("--json", action="store_true", help="print one JSON object")
+
+    ro = sub.add_parser(
+        "roll",
+        help="press the emulated die from the terminal: a key press is a press, a held key a hold",
+        description="Press the emulated die from the terminal: space or enter presses, holding"
+        " the key holds the die (key repeats less than 0.6 s apart are one hold; held 10 s,"
+        " the die clears its table); q or Ctrl-C quits.",
+    )
+    _add_die_options(ro)
 
     be = sub.add_parser("bench", help="measure the engine's speed")
     be.add_argument("--cycles", type=_int_in(1_000_000, 10**10), default=20_000_000)
@@ -115,22 +154,6 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _draw(displays: Sequence[str], *, per_row: int = 9) -> str:
-    from fairdie.die import render_face
-
-    rows: list[str] = []
-    for i in range(0, len(displays), per_row):
-        faces = [render_face(d) for d in displays[i : i + per_row]]
-        rows.extend("  ".join(lines) for lines in zip(*faces, strict=True))
-    return "\n".join(rows)
-
-
-def _table(counts: Sequence[int]) -> str:
-    head = "face   " + " ".join(f"{f:>4}" for f in range(1, 7))
-    row = "count  " + " ".join(f"{c:>4}" for c in counts)
-    return f"{head}\n{row}"
-
-
 def _cmd_build(a: argparse.Namespace) -> int:
     from fairdie.toolchain import run_build_command
 
@@ -138,11 +161,19 @@ def _cmd_build(a: argparse.Namespace) -> int:
 
 
 def _make_die(a: argparse.Namespace) -> Any:
-    from fairdie.board import load_board
+    from fairdie.board import check_build, load_board
     from fairdie.die import Die
     from fairdie.sim import load_firmware
+    from fairdie.toolchain import load_target
 
     bd = load_board(a.board or _VARIANT_BOARDS[a.variant or "direct"])
+    check_build(bd, a.variant)  # a board of one LED drive never runs a build of another
+    model = None
+    if a.firmware is not None and a.variant is not None:
+        # the file stands in for that build of the board's firmware: its model judges it
+        if bd.firmware is None:
+            raise FairdieError(f"--variant: board {bd.name} names no firmware target to vary")
+        model = load_target(bd.firmware).model_for(a.variant)
     firmware = None
     if a.firmware is not None:  # a HEX runs at the board's clock unless --f-cpu says
         firmware = load_firmware(
@@ -158,6 +189,7 @@ def _make_die(a: argparse.Namespace) -> Any:
         seed=a.seed,
         f_cpu=a.f_cpu,
         roll=a.button,
+        model=model,
     )
     if a.counts is not None:
         die.set_counts(a.counts)
@@ -197,6 +229,24 @@ def _cmd_press(a: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _cmd_roll(a: argparse.Namespace) -> int:
+    from fairdie._roll import run_roll
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise FairdieError("roll needs a terminal (use fairdie press)")
+    die = _make_die(a)
+    noise = a.noise or ("floating" if die.noise is not None else "none")
+    return run_roll(
+        die, title=f"fairdie roll: board {die.board.name}, noise {noise}, seed {a.seed}"
+    )
+
+
+def _cmd_trace(a: argparse.Namespace) -> int:
+    from fairdie._trace import run_trace_command
+
+    return run_trace_command(a, _make_die)
 
 
 def _cmd_bench(a: argparse.Namespace) -> int:
@@ -261,6 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = {
         "build": _cmd_build,
         "press": _cmd_press,
+        "trace": _cmd_trace,
+        "roll": _cmd_roll,
         "bench": _cmd_bench,
         "demo": _cmd_demo,
     }[args.command]

@@ -23,7 +23,13 @@ firmware of ours in place of the one given.
 The plugin also ships the Hypothesis profiles (``fairdie-dev``; under CI
 ``fairdie-ci``, derandomized; ``fairdie-thorough``), each printing the blob
 that replays a failing example; records firmware, board and seed as JUnit
-suite properties; and under a failing test prints the command that replays it.
+suite properties; and under a failing test that used its fixtures prints the
+command that replays it and attaches evidence (``fairdie._evidence``): each
+die's seed, its checked ``fairdie press`` equivalent and a VCD of its last
+press, written to ``--fairdie-evidence DIR`` (ini ``fairdie_evidence``, env
+``FAIRDIE_EVIDENCE``), else ``fairdie-evidence/`` next to ``--junitxml``,
+else under pytest's basetemp; the same as JUnit test-case properties
+(``fairdie_replay``, ``fairdie_seed``, ``fairdie_press``, ``fairdie_vcd``).
 
 This module imports nothing compiled, so pytest starts without the binding.
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import tempfile
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +48,7 @@ import pytest
 from hypothesis import settings
 
 if TYPE_CHECKING:
+    from fairdie._evidence import Subject, Subjects
     from fairdie.board import Board
     from fairdie.device import Device
     from fairdie.die import Die
@@ -70,6 +78,16 @@ OPTIONS = (
     _Option("fairdie_seed", "seed for noise and power-on SRAM contents (default: 0)", "0"),
 )
 _FIRMWARE, _BOARD, _SEED = OPTIONS
+#: where a failing test's evidence goes (not a suite property: it names no input)
+_EVIDENCE = _Option(
+    "fairdie_evidence",
+    "directory for failing tests' VCDs (default: fairdie-evidence/ next to --junitxml,"
+    " else under pytest's basetemp)",
+    None,
+)
+_SUBJECTS: pytest.StashKey[Subjects] = pytest.StashKey()
+_TMP: pytest.StashKey[pytest.TempPathFactory] = pytest.StashKey()
+_REPORTED: pytest.StashKey[bool] = pytest.StashKey()
 _NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
 _FIXTURES = frozenset(
     {"die", "die_factory", "fairdie_chip", "fairdie_device", *(o.name for o in OPTIONS)}
@@ -95,7 +113,7 @@ for _name, _kw in PROFILES.items():
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fairdie", "fairdie AVR emulation")
-    for o in OPTIONS:
+    for o in (*OPTIONS, _EVIDENCE):
         group.addoption(o.flag, dest=o.name, default=None, help=f"{o.help}; env {o.env}")
         parser.addini(o.name, o.help, default=o.default)
 
@@ -129,6 +147,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line("markers", "sim: needs avr-gcc and the compiled simavr binding")
     config.addinivalue_line("markers", "slow: long campaigns, deselected with -m 'not slow'")
+    from fairdie._evidence import Subjects
+
+    config.stash[_SUBJECTS] = Subjects()
     firmware, board_name = _value(config, _FIRMWARE), _value(config, _BOARD)
     if not firmware and board_name == _BOARD.default:
         return
@@ -163,14 +184,61 @@ def replay_command(config: pytest.Config, item: pytest.Item) -> str:
     return shlex.join(args)
 
 
+def evidence_dir(config: pytest.Config) -> Path:
+    """Where failing tests' VCDs go: ``--fairdie-evidence``, else
+    ``fairdie-evidence/`` next to ``--junitxml``, else under the basetemp."""
+    here = config.invocation_params.dir
+    explicit = _value(config, _EVIDENCE)
+    if explicit:
+        return here / Path(explicit).expanduser()
+    xml = config.getoption("xmlpath", None)
+    if xml:
+        return (here / Path(os.path.expandvars(str(xml))).expanduser()).parent / "fairdie-evidence"
+    tmp = config.stash.get(_TMP, None)
+    base = tmp.getbasetemp() if tmp is not None else Path(tempfile.gettempdir())
+    return base / "fairdie-evidence"
+
+
+def _subject(config: pytest.Config, subject: Subject) -> None:
+    subjects = config.stash.get(_SUBJECTS, None)
+    if subjects is not None:
+        subjects.add(subject)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """A test's subjects are the dice and chips made from here on."""
+    subjects = item.config.stash.get(_SUBJECTS, None)
+    if subjects is not None:
+        subjects.clear()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if report.failed and _FIXTURES.intersection(getattr(item, "fixturenames", ())):
+    if not report.failed or not _FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        return
+    if item.stash.get(_REPORTED, False):  # once per test: its first failing phase
         report.sections.append(("fairdie replay", replay_command(item.config, item)))
+        return
+    item.stash[_REPORTED] = True
+    from fairdie._evidence import Subjects, file_stem, write_evidence
+
+    config = item.config
+    evidence = write_evidence(
+        config.stash.get(_SUBJECTS, None) or Subjects(),
+        directory=evidence_dir(config),
+        stem=file_stem(f"{item.path.stem}.{item.name}"),
+        replay=replay_command(config, item),
+        seed=_value(config, _SEED) or "0",
+    )
+    report.sections.append(("fairdie replay", evidence.text))
+    # the teardown report, which the JUnit XML takes them from, copies the item's
+    item.user_properties.extend(evidence.properties)
+    report.user_properties.extend(evidence.properties)
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -181,6 +249,20 @@ def _fairdie_junit(
     for o in OPTIONS:
         value = _value(pytestconfig, o)
         record_testsuite_property(o.name, value if value is not None else "built from the board")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _fairdie_basetemp(
+    pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The session's basetemp factory, for evidence written from a hook."""
+    pytestconfig.stash[_TMP] = tmp_path_factory
+
+
+@pytest.fixture(scope="session")
+def fairdie_evidence(pytestconfig: pytest.Config) -> Path:
+    """The directory a failing test's evidence goes to (see :func:`evidence_dir`)."""
+    return evidence_dir(pytestconfig)
 
 
 @pytest.fixture(scope="session")
@@ -233,18 +315,23 @@ def fairdie_firmware(_fairdie_given: Firmware | None, fairdie_board: Board) -> F
 
 
 @pytest.fixture
-def fairdie_chip(fairdie_firmware: Firmware, fairdie_board: Board, fairdie_seed: int) -> Chip:
+def fairdie_chip(
+    pytestconfig: pytest.Config, fairdie_firmware: Firmware, fairdie_board: Board, fairdie_seed: int
+) -> Chip:
     """A fresh chip, powered off, running the firmware under test on the board's supply."""
+    from fairdie._evidence import Subject
     from fairdie.sim import Chip
 
     bd = fairdie_board
-    return Chip(
+    chip = Chip(
         fairdie_firmware,
         mcu=bd.mcu,
         f_cpu=fairdie_firmware.f_cpu,
         vcc_mv=bd.vcc_mv,
         seed=fairdie_seed,
     )
+    _subject(pytestconfig, Subject(chip))
+    return chip
 
 
 @pytest.fixture
@@ -257,6 +344,7 @@ def fairdie_device(fairdie_chip: Chip, fairdie_board: Board, fairdie_seed: int) 
 
 @pytest.fixture(scope="session")
 def die_factory(
+    pytestconfig: pytest.Config,
     fairdie_firmware: Firmware,
     _fairdie_given: Firmware | None,
     fairdie_board: Board,
@@ -267,11 +355,13 @@ def die_factory(
     ``board`` is a shipped name, path or Board (default: the session's board);
     ``eeprom`` the starting EEPROM (default: the firmware's own, else erased);
     ``noise`` a model or name. Each call makes a new die, so the factory is
-    session-wide and safe inside ``@given``.
+    session-wide and safe inside ``@given``. Each die records its last press's
+    pins, ADC conversions, EEPROM writes and power for a failing test's evidence.
     """
+    from fairdie._evidence import DieRecipe, Subject, recording_die
+    from fairdie._trace import EVIDENCE_KINDS
     from fairdie.board import Board as BoardType
     from fairdie.board import load_board
-    from fairdie.die import Die
 
     def make(
         *,
@@ -290,7 +380,7 @@ def die_factory(
                 f"needs a build for board {bd.name} at {f_cpu or bd.f_cpu} Hz;"
                 f" the given firmware is for {fairdie_board.name}"
             )
-        return Die(
+        die = recording_die(
             board=bd,
             firmware=fairdie_firmware if same else None,
             f_cpu=f_cpu,
@@ -299,8 +389,33 @@ def die_factory(
             seed=fairdie_seed if seed is None else seed,
             roll=roll,
         )
+        die.chip.trace_kinds |= EVIDENCE_KINDS
+        recipe = DieRecipe(
+            board=_board_option(pytestconfig, board, bd),
+            firmware=str(Path(_value(pytestconfig, _FIRMWARE) or "").resolve())
+            if _fairdie_given is not None
+            else None,
+            f_cpu=f_cpu,
+            seed=die.seed,
+            noise=noise,
+            roll=roll,
+            eeprom=eeprom,
+        )
+        _subject(pytestconfig, Subject(die.chip, die, recipe))
+        return die
 
     return make
+
+
+def _board_option(config: pytest.Config, given: object, board: Board) -> str:
+    """The ``--board`` that names ``board``: a shipped name, else its file."""
+    if given is None:
+        given = _value(config, _BOARD) or board.name
+    if isinstance(given, str | Path) and Path(given).is_file():
+        return str(Path(given).resolve())
+    if isinstance(given, str | Path):
+        return str(given)
+    return board.name if board.source.endswith("(shipped)") else str(Path(board.source).resolve())
 
 
 @pytest.fixture

@@ -91,7 +91,8 @@ def test_a_wrong_firmware_fails_and_says_how_to_replay(
             f" --fairdie-firmware={wrong} --fairdie-seed=7",
         ]
     )
-    props = {p.get("name"): p.get("value") for p in ET.parse(xml).getroot().iter("property")}
+    suite = ET.parse(xml).getroot().iterfind("testsuite/properties/property")
+    props = {p.get("name"): p.get("value") for p in suite}
     assert props == {
         "fairdie_firmware": str(wrong),
         "fairdie_board": "die-direct",

@@ -931,15 +931,24 @@ class Chip:
         pins: Iterable[str] | None = None,
         signals: Iterable[str] = ("sleep", "eeprom_busy", "adc_mv"),
         since: int = 0,
+        comment: str = "",
     ) -> Path:
-        """Write the recorded trace (from trace position ``since``) as a VCD file."""
-        from fairdie.sim._vcd import write_vcd
+        """Write the recorded trace (from trace position ``since``) as a VCD file
+        (pyvcd; ``fairdie.sim._vcd`` lists the signals). Pins default to every
+        pin of every port; a value no event changes is the chip's now."""
+        from fairdie.sim._vcd import ChipState, write_vcd
 
         names = (
             list(pins) if pins is not None else [f"P{p}{b}" for p in self.ports for b in range(8)]
         )
         for n in names:
             self._pin(n)
+        state = ChipState(
+            ports={p: self.port_state(p) for p in self.ports},
+            powered=self.powered,
+            sleeping=self.sleeping,
+            eeprom_busy=self.eeprom_in_flight is not None,
+        )
         return write_vcd(
             Path(path),
             frequency=self.frequency,
@@ -947,4 +956,6 @@ class Chip:
             events=list(self.trace.events(since=since)),
             signals=list(signals),
             end=self.cycle,
+            state=state,
+            comment=comment,
         )

@@ -1,14 +1,66 @@
-"""Value Change Dump output of a chip's recorded trace (pins and signals)."""
+"""Value Change Dump files of a chip's recorded trace, written with pyvcd.
+
+A VCD file opens in GTKWave (or any waveform viewer). Time is in
+nanoseconds: ``round(cycle * 1e9 / frequency)``; at the clocks simavr runs
+(at most 32 MHz) every cycle has a time of its own.
+
+Pins are 1-bit wires as the pin model has them: 0 or 1 when driven or
+pulled, z when floating. The signals, each made from the trace's events:
+
+==============  =====  ===================================================
+signal          width  from
+==============  =====  ===================================================
+``power``       1      POWER (1 on, 0 off)
+``sleep``       1      SLEEP (1), WAKE and power off (0)
+``eeprom_busy`` 1      EEPROM_START (1), EEPROM_DONE (0)
+``eeprom_addr`` 16     the address of the write started (or completed)
+``eeprom_data`` 8      the byte the write stores, then the byte it stored
+``adc``         1      a strobe: 1 for the cycle an ADC conversion starts
+``adc_mv``      32     the millivolts fed to that conversion
+``adc_code``    10     the code the firmware reads from it
+==============  =====  ===================================================
+
+A signal is only as complete as the trace: its event kinds must have been
+in ``Chip.trace_kinds`` (:func:`signals_for` names the signals a set of kinds
+feeds). A value no event sets is x (unknown), unless ``state`` says what the
+chip was at the end and no event changed it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from vcd import VCDWriter
 
 from fairdie.sim._types import Event, EventKind, Level, parse_pin
 
-__all__ = ["write_vcd"]
+__all__ = ["SIGNALS", "ChipState", "signals_for", "write_vcd"]
 
+#: every signal and its width in bits, in the order they are declared
+SIGNALS: dict[str, int] = {
+    "power": 1,
+    "sleep": 1,
+    "eeprom_busy": 1,
+    "eeprom_addr": 16,
+    "eeprom_data": 8,
+    "adc": 1,
+    "adc_mv": 32,
+    "adc_code": 10,
+}
+_EEPROM = EventKind.EEPROM_START | EventKind.EEPROM_DONE
+_NEEDS: dict[str, EventKind] = {
+    "power": EventKind.POWER,
+    "sleep": EventKind.SLEEP | EventKind.WAKE,
+    "eeprom_busy": _EEPROM,
+    "eeprom_addr": _EEPROM,
+    "eeprom_data": _EEPROM,
+    "adc": EventKind.ADC,
+    "adc_mv": EventKind.ADC,
+    "adc_code": EventKind.ADC,
+}
 _PIN_VALUE = {
     Level.LOW: "0",
     Level.HIGH: "1",
@@ -16,21 +68,81 @@ _PIN_VALUE = {
     Level.PULLDOWN: "0",
     Level.Z: "z",
 }
-_WIDTH = {"sleep": 1, "eeprom_busy": 1, "adc_mv": 16}
+_Value = int | str
 
 
-def _signal(e: Event) -> tuple[str, int] | None:
-    if e.kind is EventKind.SLEEP:
-        return "sleep", 1
-    if e.kind is EventKind.WAKE or (e.kind is EventKind.POWER and e.a == 0):
-        return "sleep", 0
-    if e.kind is EventKind.EEPROM_START:
-        return "eeprom_busy", 1
-    if e.kind is EventKind.EEPROM_DONE:
-        return "eeprom_busy", 0
-    if e.kind is EventKind.ADC:
-        return "adc_mv", e.b
-    return None
+@dataclass(frozen=True, slots=True)
+class ChipState:
+    """The chip at the end of the trace (None: not known). A pin or signal
+    that no event of the trace changes held this value throughout."""
+
+    ports: Mapping[str, int] = field(default_factory=dict)  #: port letter -> state word
+    powered: bool | None = None
+    sleeping: bool | None = None
+    eeprom_busy: bool | None = None
+
+
+def signals_for(kinds: EventKind) -> tuple[str, ...]:
+    """The signals a trace of these event kinds records completely."""
+    return tuple(s for s, need in _NEEDS.items() if need & kinds == need)
+
+
+def _changes(e: Event) -> list[tuple[str, _Value]]:
+    """The signal values an event sets at its cycle."""
+    k = e.kind
+    if k is EventKind.POWER:
+        return [("power", e.a)] if e.a else [("power", 0), ("sleep", 0)]
+    if k is EventKind.SLEEP:
+        return [("sleep", 1)]
+    if k is EventKind.WAKE:
+        return [("sleep", 0)]
+    if k is EventKind.EEPROM_START:
+        return [("eeprom_busy", 1), ("eeprom_addr", e.a), ("eeprom_data", e.c & 0xFF)]
+    if k is EventKind.EEPROM_DONE:
+        return [("eeprom_busy", 0), ("eeprom_addr", e.a), ("eeprom_data", e.b & 0xFF)]
+    if k is EventKind.ADC:
+        return [("adc", 1), ("adc_mv", e.b), ("adc_code", e.c & 0x3FF)]
+    return []
+
+
+def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
+    """Each signal's value before the first event: what its first change
+    undoes, else what the chip is at the end."""
+    init: dict[str, _Value] = {"adc": 0}
+    at_end = {
+        "power": state.powered,
+        "sleep": state.sleeping,
+        "eeprom_busy": state.eeprom_busy,
+    }
+    for name, known in at_end.items():
+        if known is not None:
+            init[name] = int(known)
+    first: set[str] = set()
+    for e in events:
+        for name, value in _changes(e):
+            if name in first or (name == "sleep" and e.kind is EventKind.POWER):
+                continue  # a power cut says nothing of the sleep before it
+            first.add(name)
+            if name in ("power", "sleep", "eeprom_busy"):
+                init[name] = 1 - int(value)
+            elif name != "adc":
+                init.pop(name, None)  # a vector is unknown until its first value
+    return init
+
+
+def _pin_initial(events: Sequence[Event], pins: Sequence[str], state: ChipState) -> dict[str, str]:
+    words = dict(state.ports)
+    seen: set[str] = set()
+    for e in events:
+        if e.kind is EventKind.PIN and chr(e.a) not in seen:
+            seen.add(chr(e.a))
+            words[chr(e.a)] = e.c  # the state word before the first change
+    init: dict[str, str] = {}
+    for name in pins:
+        port, bit = parse_pin(name)
+        word = words.get(port)
+        init[name] = "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
+    return init
 
 
 def write_vcd(
@@ -41,68 +153,48 @@ def write_vcd(
     events: Sequence[Event],
     signals: Sequence[str],
     end: int,
+    state: ChipState | None = None,
+    comment: str = "",
+    scope: str = "chip",
 ) -> Path:
-    """Pins as the pin model has them: 0/1 when driven or pulled, z when
-    floating. Signals: sleep, eeprom_busy, adc_mv (the millivolts fed).
-
-    Time is in nanoseconds (rounded from cycles at ``frequency``).
-    """
+    """Write ``events`` (a trace, in cycle order) as a VCD file at ``path``:
+    the ``pins`` (``"PB0"``, ...) and ``signals`` (names of :data:`SIGNALS`),
+    from time 0 to cycle ``end``. Raises ValueError for an unknown signal and
+    OSError when the file cannot be written."""
     for s in signals:
-        if s not in _WIDTH:
-            raise ValueError(f"unknown VCD signal {s!r}: choose from {', '.join(_WIDTH)}")
-    ids: dict[str, str] = {}
-    for i, name in enumerate([*pins, *signals]):
-        ids[name] = _vcd_id(i)
+        if s not in SIGNALS:
+            raise ValueError(f"unknown VCD signal {s!r}: choose from {', '.join(SIGNALS)}")
+    state = state or ChipState()
     by_port: dict[str, list[tuple[str, int]]] = {}
     for p in pins:
         port, bit = parse_pin(p)
         by_port.setdefault(port, []).append((p, bit))
     wanted = set(signals)
-    rows: list[tuple[int, int, str]] = []  # (cycle, order, text)
-    last: dict[str, str] = {}
+    # (cycle, order, name, value): a strobe's fall sorts before an event of its cycle
+    rows: list[tuple[int, int, str, _Value]] = []
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
-            for name, bit in by_port.get(chr(e.a), ()):
-                v = _PIN_VALUE[Level.of(e.b, bit)]
-                if last.get(name) != v:
-                    last[name] = v
-                    rows.append((e.cycle, n, v + ids[name]))
+            rows.extend(
+                (e.cycle, n, name, _PIN_VALUE[Level.of(e.b, bit)])
+                for name, bit in by_port.get(chr(e.a), ())
+            )
             continue
-        sig = _signal(e)
-        if sig is None or sig[0] not in wanted:
-            continue
-        name, value = sig
-        text = f"{value & 1}{ids[name]}" if _WIDTH[name] == 1 else f"b{value:b} {ids[name]}"
-        rows.append((e.cycle, n, text))
-    rows.sort()
+        for name, value in _changes(e):
+            if name in wanted:
+                rows.append((e.cycle, n, name, value))
+                if name == "adc":
+                    rows.append((e.cycle + 1, -1, name, 0))
+    rows.sort(key=lambda r: (r[0], r[1]))
     ns = 1e9 / frequency
-    with path.open("w") as f:
-        f.write("$timescale 1ns $end\n$scope module chip $end\n")
-        for name in pins:
-            f.write(f"$var wire 1 {ids[name]} {name} $end\n")
+    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
+    with path.open("w", encoding="utf-8") as f:
+        w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
+        var = {name: w.register_var(scope, name, "wire", 1, init.get(name, "x")) for name in pins}
         for name in signals:
-            f.write(f"$var wire {_WIDTH[name]} {ids[name]} {name} $end\n")
-        f.write("$upscope $end\n$enddefinitions $end\n$dumpvars\n")
-        for name in pins:
-            f.write(f"z{ids[name]}\n")
-        for name in signals:
-            f.write(f"0{ids[name]}\n" if _WIDTH[name] == 1 else f"b0 {ids[name]}\n")
-        f.write("$end\n")
-        stamp = -1
-        for cycle, _, text in rows:
-            t = round(cycle * ns)
-            if t != stamp:
-                f.write(f"#{t}\n")
-                stamp = t
-            f.write(text + "\n")
-        f.write(f"#{max(round(end * ns), stamp + 1)}\n")
+            var[name] = w.register_var(scope, name, "wire", SIGNALS[name], init.get(name, "x"))
+        stamp = 0
+        for cycle, _, name, value in rows:
+            stamp = round(cycle * ns)
+            w.change(var[name], stamp, value)
+        w.close(max(round(end * ns), stamp))
     return path
-
-
-def _vcd_id(i: int) -> str:
-    chars = [chr(33 + i % 94)]
-    i //= 94
-    while i:
-        chars.append(chr(33 + i % 94))
-        i //= 94
-    return "".join(chars)

@@ -1,0 +1,157 @@
+"""A die's last press as a VCD file: what ``fairdie trace`` writes, and what
+the pytest plugin attaches to a failing test.
+
+The chip records the events in C (``Chip.trace_kinds`` says which); a die
+clears its trace when a press starts, so the trace is the last press. The
+VCD has the pins that did something and the signals the recorded kinds feed
+(``fairdie.sim._vcd``). Nothing here loads the compiled module until a chip
+is used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairdie.errors import FairdieError
+from fairdie.sim._types import EventKind, Level, PinChange
+from fairdie.sim._vcd import signals_for
+
+if TYPE_CHECKING:
+    from fairdie.die import Die
+    from fairdie.sim import Chip
+
+__all__ = [
+    "EVIDENCE_KINDS",
+    "TRACE_KINDS",
+    "active_pins",
+    "check_writable",
+    "run_trace_command",
+    "summary",
+    "write",
+]
+
+#: what ``fairdie trace`` records: every kind a VCD shows
+TRACE_KINDS = (
+    EventKind.PIN
+    | EventKind.SLEEP
+    | EventKind.WAKE
+    | EventKind.EEPROM_START
+    | EventKind.EEPROM_DONE
+    | EventKind.ADC
+    | EventKind.POWER
+)
+#: what the plugin's dice record for a failing test's evidence: the cheap
+#: kinds (a sleeping die wakes often; its pins change seldom)
+EVIDENCE_KINDS = (
+    EventKind.PIN | EventKind.EEPROM_START | EventKind.EEPROM_DONE | EventKind.ADC | EventKind.POWER
+)
+
+
+def check_writable(path: Path, what: str = "--vcd") -> Path:
+    """``path`` if a file can be written there, else a one-line FairdieError."""
+    if path.is_dir():
+        raise FairdieError(f"{what} {path}: is a directory")
+    parent = path.parent
+    if not parent.is_dir():
+        raise FairdieError(f"{what} {path}: no such directory {parent}")
+    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise FairdieError(f"{what} {path}: not writable")
+    return path
+
+
+def active_pins(chip: Chip) -> list[str]:
+    """The pins worth a wave: each that changes in the trace or is not
+    floating now (an MCU's port may have fewer pins than its 8 bits)."""
+    changed: set[tuple[str, int]] = set()
+    for ch in chip.pin_changes():
+        changed.update((ch.port, b) for b in ch.changed_bits())
+    pins = []
+    for port in chip.ports:
+        now = PinChange(chip.cycle, port, chip.port_state(port), 0)
+        for bit in range(8):
+            if (port, bit) in changed or now.level(bit) is not Level.Z:
+                pins.append(f"P{port}{bit}")
+    return pins
+
+
+def write(chip: Chip, path: Path, *, comment: str = "") -> Path:
+    """The chip's trace as a VCD at ``path``: the active pins and the
+    signals its trace kinds feed. OSError becomes a one-line FairdieError."""
+    try:
+        return chip.write_vcd(
+            path,
+            pins=active_pins(chip),
+            signals=signals_for(chip.trace_kinds),
+            comment=comment,
+        )
+    except OSError as e:
+        raise FairdieError(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def summary(chip: Chip) -> dict[str, int]:
+    """What the trace holds: the events of each kind (lower-case names) and
+    the cycles it spans (``first_cycle``, ``last_cycle``)."""
+    counts: Counter[str] = Counter()
+    first = last = None
+    for cycle, kind, *_ in chip.trace.tuples():
+        counts[(EventKind(kind).name or str(kind)).lower()] += 1
+        first = cycle if first is None else first
+        last = cycle
+    out = {k.name.lower(): counts[k.name.lower()] for k in EventKind if k.name and k & TRACE_KINDS}
+    out["first_cycle"] = first if first is not None else chip.cycle
+    out["last_cycle"] = last if last is not None else chip.cycle
+    return out
+
+
+def run_trace_command(a: argparse.Namespace, make_die: Callable[[argparse.Namespace], Die]) -> int:
+    """``fairdie trace``: make the die as ``fairdie press`` does, press it
+    ``a.count`` times and write the last press to ``a.vcd``."""
+    path = check_writable(a.vcd)
+    die = make_die(a)
+    chip = die.chip
+    chip.trace_kinds = TRACE_KINDS
+    press = None
+    for _ in range(a.count):
+        press = die.roll(a.hold)
+    assert press is not None
+    fw = chip.firmware.path
+    comment = (
+        f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
+        f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz, seed {a.seed}"
+    )
+    write(chip, path, comment=comment)
+    events = summary(chip)
+    out: dict[str, Any] = {
+        "vcd": str(path),
+        "face": press.face,
+        "display": press.display,
+        "counts": list(press.counts) if press.counts is not None else None,
+        "seed": a.seed,
+        "board": die.board.name,
+        "firmware": str(fw),
+        "frequency": chip.frequency,
+        "events": events,
+        "replay": a.replay,
+    }
+    if a.json:
+        print(json.dumps(out))
+        return 0
+    span = events["last_cycle"] - events["first_cycle"]
+    print(
+        f"press {a.count}: face {press.face if press.face else '-'},"
+        f" display at release {press.display}"
+    )
+    print(
+        f"wrote {path}: {events['pin']} pin changes, {events['adc']} ADC conversions,"
+        f" {events['eeprom_start']} EEPROM writes, {events['sleep']} sleeps,"
+        f" cycles {events['first_cycle']}..{events['last_cycle']}"
+        f" ({span / chip.frequency:.3f} s at {chip.frequency} Hz)"
+    )
+    print(f"replay: {a.replay}")
+    return 0

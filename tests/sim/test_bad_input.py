@@ -1,0 +1,610 @@
+"""Bad input on the command line: one line naming the problem, exit 2, nothing changed.
+
+Each case runs the real CLI (``fairdie.cli.main``, in this process: a Python
+error would fail the test with its traceback) on real files: our own build
+of the die, cut, patched or damaged. The inputs are checked unchanged after
+every refusal, and a few cases that could crash the host if a check were
+missing run in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from fairdie.cli import main
+from fairdie.toolchain import Build, build
+
+FAIRDIE = Path(sys.executable).with_name("fairdie")
+BOARDS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "boards"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        rc = main(list(argv))
+    except SystemExit as e:  # argparse's own errors
+        rc = int(e.code or 0)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _snapshot(paths: list[Path]) -> dict[Path, tuple[bytes, int]]:
+    return {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in paths if p.is_file()}
+
+
+def refused(capsys: pytest.CaptureFixture[str], *argv: str, inputs: tuple[Path, ...] = ()) -> str:
+    """Run ``fairdie *argv``: exit 2, one error line on stderr (argparse's usage
+    lines above it allowed), nothing on stdout, the input files unchanged. The
+    error line."""
+    before = _snapshot(list(inputs))
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2, (rc, err)
+    assert out == "" and "Traceback" not in err
+    lines = err.splitlines()
+    assert lines and ": error: " in lines[-1], err
+    assert all(line.startswith(("usage:", " ")) for line in lines[:-1]), err
+    assert _snapshot(list(inputs)) == before
+    return lines[-1]
+
+
+def hex_record(address: int, data: bytes, kind: int = 0) -> str:
+    body = bytes([len(data), address >> 8, address & 0xFF, kind]) + data
+    return ":" + (body + bytes([-sum(body) & 0xFF])).hex().upper()
+
+
+EOF = ":00000001FF"
+
+
+@pytest.fixture(scope="module")
+def die() -> Build:
+    return build("die_t13a")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Callable[[str, bytes | str], Path]:
+    """``files(name, content)``: a file in tmp_path."""
+
+    def make(name: str, content: bytes | str) -> Path:
+        p = tmp_path / name
+        if isinstance(content, str):
+            p.write_text(content, encoding="ascii")
+        else:
+            p.write_bytes(content)
+        return p
+
+    return make
+
+
+def _section_size_offset(elf: bytes, name: str) -> int:
+    """Where in ``elf`` the sh_size of section ``name`` is stored."""
+    from io import BytesIO
+
+    from elftools.elf.elffile import ELFFile
+
+    f = ELFFile(BytesIO(elf))
+    for i, sec in enumerate(f.iter_sections()):
+        if sec.name == name:
+            return int(f["e_shoff"]) + i * int(f["e_shentsize"]) + 20
+    raise AssertionError(name)
+
+
+# ---- firmware files -----------------------------------------------------------------
+
+
+def _firmware_cases(die: Build) -> dict[str, tuple[bytes | str, str]]:
+    elf = die.elf.read_bytes()
+    hexl = die.hex.read_text().splitlines()
+    bad_sum = hexl[1][:-2] + f"{(int(hexl[1][-2:], 16) + 1) & 0xFF:02X}"
+    x86 = bytearray(elf)
+    x86[18:20] = struct.pack("<H", 62)
+    cases = [
+        ("empty.elf", b"", "empty.elf: empty file, not an ELF or Intel HEX"),
+        ("empty.hex", "", "empty.hex: empty file"),
+        ("head.elf", elf[:4], "malformed ELF"),
+        ("cut.elf", elf[:100], "truncated ELF (a segment of"),
+        ("half.elf", elf[: len(elf) // 2], "malformed ELF, truncated or damaged"),
+        ("x86.elf", bytes(x86), "an ELF for EM_X86_64, not for an AVR"),
+        ("junk.bin", b"\x00\x01\x02\xff" * 64, "neither an ELF nor an Intel HEX"),
+        ("text.hex", "hello\n", "neither an ELF nor an Intel HEX"),
+        ("eof.hex", EOF + "\n", "eof.hex: an Intel HEX with no data: no code to load"),
+        ("cut.hex", "\n".join(hexl[:5]) + "\n", "no end-of-file record (truncated?)"),
+        (
+            "cutline.hex",
+            "\n".join([*hexl[:5], hexl[5][:20]]) + "\n",
+            "cutline.hex:6: malformed Intel HEX record",
+        ),
+        ("sum.hex", "\n".join([hexl[0], bad_sum, *hexl[2:]]) + "\n", "sum.hex:2: bad checksum"),
+        (
+            "type6.hex",
+            "\n".join([hexl[0], hex_record(0, b"\0\0", kind=6), *hexl[1:]]) + "\n",
+            "type6.hex:2: unknown record type 06",
+        ),
+        (
+            "ela.hex",
+            "\n".join([hex_record(0, b"\0", kind=4), *hexl]) + "\n",
+            "type 04 record has 2 data bytes, not 1",
+        ),
+        (
+            "overlap.hex",
+            "\n".join([hex_record(0, b"\x12\x34"), *hexl]) + "\n",
+            "address 0x0 was already given another byte",
+        ),
+        (
+            "far.hex",
+            "\n".join([hex_record(0, b"\x01\x00", kind=4), *hexl]) + "\n",
+            "is beyond any AVR's flash",  # the die's code moved up by 16 MB
+        ),
+    ]
+    return {name: (content, message) for name, content, message in cases}
+
+
+FIRMWARE_CASES = [
+    *("empty.elf", "empty.hex", "head.elf", "cut.elf", "half.elf", "x86.elf", "junk.bin"),
+    *("text.hex", "eof.hex", "cut.hex", "cutline.hex", "sum.hex", "type6.hex", "ela.hex"),
+    *("overlap.hex", "far.hex"),
+]
+
+
+def test_every_firmware_case_is_run(die):
+    assert sorted(FIRMWARE_CASES) == sorted(_firmware_cases(die))
+
+
+@pytest.mark.parametrize("name", FIRMWARE_CASES)
+def test_bad_firmware_file(capsys, die, files, name):
+    content, message = _firmware_cases(die)[name]
+    path = files(name, content)
+    line = refused(capsys, "press", "--firmware", str(path), inputs=(path,))
+    assert line.startswith("fairdie: error: ") and message in line
+
+
+def test_firmware_that_is_not_a_file(capsys, tmp_path):
+    line = refused(capsys, "press", "--firmware", str(tmp_path))
+    assert "not a regular file (a directory or a device)" in line
+
+
+@pytest.mark.parametrize(
+    ("section", "size", "message"),
+    [
+        (".bss", 100, "needs 100 bytes of SRAM (.data+.bss+.noinit); the attiny13a has 64"),
+        (".text", 4000, "needs 4000 bytes of flash (.text+.data); the attiny13a has 1024"),
+    ],
+)
+def test_elf_too_large_for_the_mcu(capsys, die, files, section, size, message):
+    elf = bytearray(die.elf.read_bytes())
+    struct.pack_into("<I", elf, _section_size_offset(bytes(elf), section), size)
+    path = files("big.elf", bytes(elf))
+    assert message in refused(capsys, "press", "--firmware", str(path), inputs=(path,))
+
+
+# ---- EEPROM images --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "t.eep: empty file, not an Intel HEX"),
+        (hex_record(0, b"\1\2\3")[:-2] + "00\n" + EOF + "\n", "t.eep:1: bad checksum"),
+        (hex_record(0, b"\1\2\3") + "\n", "t.eep: no end-of-file record"),
+        (hex_record(0, b"\1", kind=6) + "\n" + EOF + "\n", "t.eep:1: unknown record type 06"),
+        (b"\xff" * 64, "t.eep: not an Intel HEX file (--eep takes the .eep"),
+        (b"\x00" * 10, "t.eep: not an Intel HEX file"),
+        (
+            hex_record(0x40, b"\1\2\3") + "\n" + EOF + "\n",
+            "t.eep: needs 67 bytes of EEPROM (data up to address 0x42); the attiny13a has 64",
+        ),
+        (
+            "\n".join(hex_record(a, bytes(16)) for a in range(0, 128, 16)) + "\n" + EOF + "\n",
+            "t.eep: needs 128 bytes of EEPROM (data up to address 0x7F)",
+        ),
+        (
+            # the .eeprom section at its ELF address, not moved to 0 (--change-section-lma)
+            hex_record(0, b"\x00\x81", kind=4) + "\n" + hex_record(0, b"\1") + "\n" + EOF + "\n",
+            "t.eep: EEPROM address 0x810000 is beyond any AVR's EEPROM",
+        ),
+    ],
+)
+def test_bad_eeprom_image(capsys, die, files, content, message):
+    eep = files("t.eep", content)
+    line = refused(
+        capsys, "press", "--firmware", str(die.hex), "--eep", str(eep), inputs=(eep, die.hex)
+    )
+    assert message in line
+
+
+def test_missing_eeprom_image_and_eeprom_with_an_elf(capsys, die, tmp_path):
+    line = refused(capsys, "press", "--firmware", str(die.hex), "--eep", str(tmp_path / "no.eep"))
+    assert "no.eep: no such EEPROM file" in line
+    line = refused(capsys, "press", "--firmware", str(die.elf), "--eep", str(die.eep))
+    assert "an ELF carries its own EEPROM section; --eep is for HEX files" in line
+
+
+def test_a_good_eeprom_image_still_loads(capsys, die):
+    """The checks above refuse what is wrong, not the images our build writes."""
+    rc, _out, err = run(
+        capsys, "press", "--firmware", str(die.hex), "--eep", str(die.eep), "--json"
+    )
+    assert rc == 0, err
+
+
+@pytest.mark.parametrize("case", ["bss", "eep"])
+def test_oversized_images_never_reach_simavr(die, tmp_path, case):
+    """In a process of its own: were a check missing, simavr could write outside
+    its memory and take the process down rather than exit 2."""
+    if case == "bss":
+        elf = bytearray(die.elf.read_bytes())
+        struct.pack_into("<I", elf, _section_size_offset(bytes(elf), ".bss"), 2048)
+        (tmp_path / "big.elf").write_bytes(bytes(elf))
+        argv = ["--firmware", str(tmp_path / "big.elf")]
+    else:
+        lines = [hex_record(a, bytes(16)) for a in range(0, 4096, 16)]
+        (tmp_path / "big.eep").write_text("\n".join([*lines, EOF]) + "\n")
+        argv = ["--firmware", str(die.hex), "--eep", str(tmp_path / "big.eep")]
+    r = subprocess.run(
+        [str(FAIRDIE), "press", *argv, "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("fairdie: error: ") and r.stderr.count("\n") == 1, r.stderr
+
+
+# ---- board files ------------------------------------------------------------------------
+
+DIRECT = (BOARDS / "die-direct.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda t: "this is [not toml\n", "not valid TOML"),
+        (lambda t: t.replace('mcu = "attiny13a"\n', ""), "[board]: missing key 'mcu'"),
+        (lambda t: t.replace("f_cpu = 1200000", 'f_cpu = "fast"'), "f_cpu must be an integer"),
+        (lambda t: t.replace("vcc_mv = 3000", "vcc_mv = 3.3"), "vcc_mv must be an integer"),
+        (
+            lambda t: t.replace("f_cpu = 1200000", "f_cpu = 99999999999999999"),
+            "f_cpu must be a positive number of Hz in 1000..32000000",
+        ),
+        (
+            lambda t: t.replace("persistence_ms = 20", "persistence_ms = 1e300"),
+            "persistence_ms must be a positive number up to 1000",
+        ),
+        (
+            lambda t: t.replace('anode = "PB3"', 'anode = "PB7"'),
+            "anode PB7 is not a pin of the attiny13a",
+        ),
+        (lambda t: t.replace('anode = "PB3"', 'anode = "XY"'), "'XY' is not a pin name"),
+        (
+            lambda t: t.replace('anode = "PB3"', 'anode = "PB4"'),
+            "analog 'noise': PB4 is also used by LED 'middle-left'",
+        ),
+        (lambda t: t.replace("channel = 2", "channel = 3"), "PB4 is ADC2 on the attiny13a"),
+        (
+            lambda t: t.replace('name = "centre"', 'name = "centre"\ncolour = "red"'),
+            "unknown key 'colour'",
+        ),
+        (lambda t: t + "\n[wat]\nx = 1\n", "unknown key 'wat'"),
+        (lambda t: t.replace('roll = "power"', 'roll = "nope"'), "roll 'nope' is not a button"),
+        (
+            lambda t: t.replace('roll = "power"', 'roll = "power"\ncounters = 60'),
+            "counters at 60: six counters from there overrun the attiny13a's 64 bytes of EEPROM",
+        ),
+        (
+            lambda t: t.replace('firmware = "die_t13a"', 'firmware = "nosuch"'),
+            "[board] firmware 'nosuch': firmware target not found",
+        ),
+        (
+            lambda t: t.replace('variant = "direct"', 'variant = "bogus"'),
+            "[board] variant: unknown variant 'bogus' for die_t13a",
+        ),
+        (
+            lambda t: t.replace('mcu = "attiny13a"', 'mcu = "attiny85"'),
+            "the board's MCU is attiny85, but firmware die_t13a is for the attiny13a",
+        ),
+        (
+            # the board names a build that does not drive its LEDs as they are wired
+            lambda t: t.replace('variant = "direct"', 'variant = "charlieplex"'),
+            "the board's LEDs are wired for direct drive (each between a pin and GND or VCC),"
+            " but build die_t13a (charlieplex) charlieplexes them",
+        ),
+    ],
+)
+def test_bad_board_file(capsys, tmp_path, edit, message):
+    board = tmp_path / "board.toml"
+    board.write_text(edit(DIRECT))
+    line = refused(capsys, "press", "--board", str(board), inputs=(board,))
+    assert f"error: {board}: " in line and message in line
+
+
+def test_board_file_that_is_no_text_or_no_file(capsys, tmp_path):
+    binary = tmp_path / "b.toml"
+    binary.write_bytes(b"\xff\xfe[board]\n")
+    assert "b.toml: not a board file (not UTF-8 text)" in refused(
+        capsys, "press", "--board", str(binary), inputs=(binary,)
+    )
+    folder = tmp_path / "d.toml"
+    folder.mkdir()
+    assert "d.toml: not a board file (a directory or a device)" in refused(
+        capsys, "press", "--board", str(folder)
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "wired", "drive"),
+    [
+        (["--board", "die-charlieplex", "--variant", "direct"], "charlieplexed", "directly"),
+        (
+            ["--board", str(BOARDS / "die-charlieplex.toml"), "--variant", "direct"],
+            "charlieplexed",
+            "directly",
+        ),
+        (["--board", "die-direct", "--variant", "charlieplex"], "wired for direct", "charlieplex"),
+    ],
+)
+def test_board_and_build_of_another_led_drive(capsys, argv, wired, drive):
+    line = refused(capsys, "press", *argv, "--json")
+    assert f"the board's LEDs are {wired}" in line and drive in line.split(", but ")[1]
+
+
+def test_a_hex_standing_in_for_a_build_of_another_led_drive(capsys, die):
+    line = refused(
+        capsys,
+        "press",
+        "--board",
+        "die-direct",
+        "--variant",
+        "charlieplex",
+        "--firmware",
+        str(die.hex),
+    )
+    assert "but build die_t13a (charlieplex) charlieplexes them" in line
+
+
+def test_a_build_of_the_same_led_drive_runs(capsys):
+    """The seed build drives the direct board's LEDs as it is wired: no refusal."""
+    rc, _out, err = run(
+        capsys,
+        "press",
+        "--board",
+        "die-direct",
+        "--variant",
+        "seed",
+        "--noise",
+        "stuck:0",
+        "--json",
+    )
+    assert rc == 0, err
+
+
+def test_a_hex_given_with_its_variant_is_read_by_that_variants_model(capsys):
+    """--variant with --firmware names the build the file stands in for: the
+    seed build's table is read as the seed keeps it, not as the fair rule's ring."""
+    seed = build("die_t13a", variant="seed")
+    argv = ("press", "--firmware", str(seed.hex), "--count", "5", "--noise", "stuck:1000")
+    rc, out, err = run(capsys, *argv, "--variant", "seed", "--json")
+    assert rc == 0, err
+    r = json.loads(out)
+    assert sum(r["counts"]) == 5 and all(r["counts"][f - 1] > 0 for f in r["faces"])
+
+
+def test_lab_campaign_checks_the_pairing_too(capsys):
+    line = refused(
+        capsys,
+        "lab",
+        "campaign",
+        "--presses",
+        "3",
+        "--board",
+        "die-charlieplex",
+        "--variant",
+        "direct",
+    )
+    assert line.startswith("fairdie lab campaign: error: die-charlieplex.toml (shipped):")
+    assert "charlieplexed" in line
+
+
+# ---- numeric and other option values --------------------------------------------------
+
+HUGE = "9" * 30
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["press", "--count", "-1"], "argument --count: -1 is out of range"),
+        (["press", "--count", HUGE], "argument --count: "),
+        (["press", "--count", "1.5"], "argument --count: not a whole number"),
+        (["press", "--hold", "0"], "argument --hold: 0 s is out of range"),
+        (["press", "--hold", "-0"], "argument --hold: -0 s is out of range"),
+        (["press", "--hold", "nan"], "argument --hold: nan s is out of range"),
+        (["press", "--hold", "inf"], "argument --hold: inf s is out of range"),
+        (["press", "--hold", "1e9"], "argument --hold: 1e9 s is out of range"),
+        (["press", "--hold", "x"], "argument --hold: not a number of seconds"),
+        (["press", "--seed", "-1"], "argument --seed: -1 is out of range"),
+        (["press", "--seed", "x"], "argument --seed: not a whole number"),
+        (["press", "--seed", "1.5"], "argument --seed: not a whole number"),
+        (["press", "--seed", HUGE], "argument --seed: "),
+        (["press", "--f-cpu", "0"], "argument --f-cpu: 0 is out of range"),
+        (["press", "--f-cpu", "-5"], "argument --f-cpu: -5 is out of range"),
+        (["press", "--f-cpu", HUGE], "argument --f-cpu: "),
+        (["press", "--counts", "1,2,3,4,5,x"], "argument --counts: not six numbers"),
+        (["press", "--counts=-1,0,0,0,0,0"], "argument --counts: expected six counts"),
+        (["press", "--noise", ""], "argument --noise: empty"),
+        (["press", "--noise", " "], "argument --noise: empty"),
+        (["press", "--button", ""], "argument --button: empty"),
+        (["press", "--variant", "bogus"], "argument --variant: invalid choice"),
+        (["bench", "--cycles", "0"], "argument --cycles: 0 is out of range"),
+        (["bench", "--cycles", "-1"], "argument --cycles: -1 is out of range"),
+        (["bench", "--cycles", HUGE], "argument --cycles: "),
+        (["bench", "--cycles", "1e9"], "argument --cycles: not a whole number"),
+        (["bench", "--rounds", "0"], "argument --rounds: 0 is out of range"),
+        (["bench", "--rounds", "1000"], "argument --rounds: 1000 is out of range"),
+        (["demo", "--count", "0"], "argument --count: 0 is out of range"),
+        (["demo", "--count", "99999"], "argument --count: 99999 is out of range"),
+        (["demo", "--seed", "-1"], "argument --seed: -1 is out of range"),
+        (["demo", "--seed", "x"], "argument --seed: not a whole number"),
+        (["build", "--f-cpu", "0"], "argument --f-cpu: 0 is out of range"),
+        (["build", "--f-cpu", "-1"], "argument --f-cpu: -1 is out of range"),
+        (["build", "--f-cpu", HUGE], "argument --f-cpu: "),
+        (["lab", "search", "--values", "1", "--samples", "2", "--entropy", "0.5"], "--values"),
+        (["lab", "search", "--values", HUGE, "--samples", "2", "--entropy", "0.5"], "is above"),
+        (["lab", "search", "--values", "6", "--samples", "0", "--entropy", "0.5"], "--samples"),
+        (["lab", "search", "--values", "6", "--samples", HUGE, "--entropy", "0.5"], "is above"),
+        (["lab", "search", "--values", "6", "--samples", "2", "--entropy", "nan"], "--entropy"),
+        (["lab", "search", "--values", "6", "--samples", "2", "--entropy", "-0.1"], "--entropy"),
+        (
+            [
+                "lab",
+                "search",
+                "--values",
+                "6",
+                "--samples",
+                "2",
+                "--entropy",
+                "0.5",
+                "--simulate",
+                "1",
+            ],
+            "argument --simulate: 1 is below 2",
+        ),
+        (
+            [
+                "lab",
+                "search",
+                "--values",
+                "6",
+                "--samples",
+                "2",
+                "--entropy",
+                "0.5",
+                "--simulate",
+                HUGE,
+            ],
+            "argument --simulate: ",
+        ),
+        (
+            [
+                "lab",
+                "search",
+                "--values",
+                "6",
+                "--samples",
+                "2",
+                "--entropy",
+                "0.5",
+                "--seed",
+                "-1",
+            ],
+            "argument --seed: -1 is below 0",
+        ),
+        (
+            ["lab", "search", "--values", "6", "--samples", "2", "--entropy", "0.5", "--seed", "x"],
+            "argument --seed: ",
+        ),
+        (["lab", "campaign", "--presses", "0"], "argument --presses: 0 is below 1"),
+        (["lab", "campaign", "--presses", HUGE], "argument --presses: "),
+        (["lab", "campaign", "--presses", "x"], "argument --presses: not a whole number"),
+        (["lab", "campaign", "--presses", "3", "--seed", "-1"], "argument --seed: -1 is below"),
+        (["lab", "campaign", "--presses", "3", "--seed", HUGE], "argument --seed: "),
+        (["lab", "campaign", "--presses", "3", "--jobs", "0"], "argument --jobs: 0 is below 1"),
+        (["lab", "campaign", "--presses", "3", "--jobs", "-2"], "argument --jobs: -2 is below"),
+        (["lab", "campaign", "--presses", "3", "--jobs", "100000"], "argument --jobs: 100000"),
+        (
+            ["lab", "campaign", "--presses", "3", "--scheduler", "nonsense"],
+            "argument --scheduler: 'nonsense' is not a scheduler address",
+        ),
+        (
+            ["lab", "campaign", "--presses", "3", "--scheduler", "tcp://host:0"],
+            "argument --scheduler: ",
+        ),
+        (["lab", "frobnicate"], "expected search or campaign"),
+    ],
+)
+def test_bad_option_value(capsys, argv, message):
+    assert message in refused(capsys, *argv)
+
+
+@pytest.mark.parametrize(
+    "noise",
+    [
+        "wobble",
+        "stuck:",
+        "stuck:x",
+        "stuck:-1",
+        "stuck:nan",
+        "hum:0",
+        "hum:1e99",
+        "biased:0,0",
+        "biased:-1,2",
+        "trace:/nonexistent/trace.csv",
+    ],
+)
+def test_bad_noise_spec(capsys, noise):
+    line = refused(capsys, "press", "--noise", noise)
+    assert noise.split(":")[0] in line and "noise" in line
+
+
+def test_bad_noise_spec_in_a_campaign(capsys):
+    line = refused(capsys, "lab", "campaign", "--presses", "3", "--noise", "stuck:x")
+    assert "bad noise 'stuck:x'" in line
+
+
+# ---- the toolchain ------------------------------------------------------------------------
+
+
+def _target(tmp_path: Path, toml: bytes | str) -> Path:
+    folder = tmp_path / "fw"
+    folder.mkdir()
+    (folder / "main.c").write_text("int main(void) { for (;;) {} }\n")
+    t = folder / "target.toml"
+    t.write_bytes(toml if isinstance(toml, bytes) else toml.encode())
+    return folder
+
+
+MINIMAL = 'mcu = "attiny13a"\nf_cpu = 1200000\n'
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        (b"\xff\xfe", "target.toml: not UTF-8 text"),
+        ("mcu = [\n", "target.toml: "),
+        (MINIMAL + "f_cpuu = 1\n", "unknown key f_cpuu"),
+        (MINIMAL + "[budget]\nflash = 1024\nsram = 64\nsrm = 1\n", "unknown key budget.srm"),
+        (MINIMAL + '[variants.a]\ndefines = {}\nled = "direct"\n', "unknown key variants.a.led"),
+        (MINIMAL + '[variants.a]\nleds = "sideways"\n', "leds must be one of direct"),
+        ('mcu = "attiny13a"\nf_cpu = 99999999999\n', "f_cpu 99999999999 is out of range"),
+        ('mcu = "attiny13a"\nf_cpu = 0\n', "f_cpu 0 is out of range"),
+        ('mcu = "attiny13a"\n', "target.toml: no f_cpu"),
+    ],
+)
+def test_bad_target(capsys, tmp_path, toml, message):
+    folder = _target(tmp_path, toml)
+    line = refused(
+        capsys,
+        "build",
+        "--target",
+        str(folder),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        inputs=(folder / "target.toml", folder / "main.c"),
+    )
+    assert message in line
+
+
+def test_build_for_an_unknown_mcu(capsys, tmp_path):
+    line = refused(capsys, "build", "--mcu", "nope", "--cache-dir", str(tmp_path))
+    assert line == "fairdie: error: die_t13a: avr-gcc knows no MCU 'nope'"
+
+
+@pytest.mark.parametrize("where", ["file", "below a file"])
+def test_cache_folder_that_cannot_be_one(capsys, tmp_path, where):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("keep me\n")
+    cache = blocker if where == "file" else blocker / "cache"
+    line = refused(capsys, "build", "--cache-dir", str(cache), inputs=(blocker,))
+    assert f"cache folder {cache}: " in line
+    assert blocker.read_text() == "keep me\n"
