@@ -56,8 +56,9 @@ $(STAMP): $(SETUP_INPUTS)
 	@mv -f $@.building $@
 	@echo "setup done: $(VENV) ready"
 
-demo: $(STAMP) ## set up if needed, then build the die, press it, draw faces, print the table
+demo: $(STAMP) ## set up if needed, then build, press and verify the die (report in out/verify)
 	$(VENV)/bin/fairdie demo
+	$(VENV)/bin/fairdie verify "$$($(VPY) -m fairdie.toolchain --json | $(VPY) -c 'import json, sys; print(json.load(sys.stdin)["elf"])')" --report out/verify
 
 test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
 	@$(MAKE) lint

@@ -60,6 +60,11 @@ And:
 - ``hold_10s_wall_ms``: wall time in milliseconds to simulate 10 s of watchdog
   sleep (the wdt test firmware: power-down, a wake-up every 1.024 s); median
   over ``rounds`` fresh chips.
+- ``verify_seconds``: wall seconds of one full ``fairdie verify`` of the
+  default build (die_t13a ``direct`` on die-direct, the default options: all
+  12 checks, 2000 presses per noise in the fairness campaign, the quick
+  power-cut campaigns, one process), its builds made beforehand. Goal: under
+  60 s. ``run_benchmarks(verify=False)`` leaves it out.
 - ``cycles_per_round``, ``rounds``: the parameters; ``cpus``, ``python``,
   ``machine``: the host.
 """
@@ -230,12 +235,28 @@ def _hold_10s(rounds: int) -> float:
     return statistics.median(holds)
 
 
+def _verify_seconds() -> float:
+    """Wall seconds of a full verify of the default build (see the module docstring)."""
+    from fairdie.toolchain import build, load_target
+    from fairdie.verify import verify
+
+    for variant in load_target("die_t13a").variants:  # verify compares the file with each
+        build("die_t13a", variant=variant)
+    elf = build("die_t13a").elf
+    return _timed(lambda: verify(elf, board="die-direct"))
+
+
 def run_benchmarks(
-    *, cycles: int = 20_000_000, rounds: int = 7, press_seconds: float = _PRESS_SECONDS
+    *,
+    cycles: int = 20_000_000,
+    rounds: int = 7,
+    press_seconds: float = _PRESS_SECONDS,
+    verify: bool = True,
 ) -> dict[str, Any]:
     """Measure every figure of the module docstring; returns them by name.
 
-    ``press_seconds`` is the wall time of one press round (tests make it small).
+    ``press_seconds`` is the wall time of one press round (tests make it small);
+    ``verify=False`` skips the full verify (``verify_seconds``, some 30 s).
     """
     from fairdie.errors import FairdieError
 
@@ -262,6 +283,8 @@ def run_benchmarks(
         r[f"presses_over_floor_{name}"] = round(presses[name] / floor, 3)
     r["snapshot_restore_us"] = round(_snapshot_restore() * 1e6, 2)
     r["hold_10s_wall_ms"] = round(_hold_10s(rounds) * 1000, 3)
+    if verify:
+        r["verify_seconds"] = round(_verify_seconds(), 2)
     r.update(
         cycles_per_round=cycles,
         rounds=rounds,
@@ -303,6 +326,12 @@ def format_report(r: dict[str, Any]) -> str:
     lines += [
         f"snapshot + restore (running die)  {r['snapshot_restore_us']:8.2f} us",
         f"10 s watchdog sleep               {r['hold_10s_wall_ms']:8.3f} ms wall",
+    ]
+    if "verify_seconds" in r:
+        lines.append(
+            f"full verify of the default build  {r['verify_seconds']:8.1f} s wall (goal < 60 s)"
+        )
+    lines += [
         f"host: {r['cpus']} CPUs, {r['machine']}, Python {r['python']}",
     ]
     return "\n".join(lines)

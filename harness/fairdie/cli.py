@@ -297,6 +297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from fairdie.faults._cli import faults_main
 
         return faults_main(argv[1:])
+    if argv[:1] == ["verify"]:  # its own parser (fairdie.verify._cli)
+        from fairdie.verify import verify_main
+
+        return verify_main(argv[1:])
     args = _parser().parse_args(argv)
     # every run is reproducible from its arguments (the seed defaults to a fixed value)
     args.replay = shlex.join(["fairdie", *argv])

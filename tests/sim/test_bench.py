@@ -36,14 +36,15 @@ NUMBERS = (
     "cycles_per_round",
     "rounds",
     "cpus",
+    "verify_seconds",
 )
 KEYS = {*NUMBERS, "python", "machine"}
 PRESS_CYCLES = 240_000  # a 0.2 s press at the die's 1.2 MHz
 
 
-def check_figures(r: dict[str, Any]) -> None:
-    assert r.keys() == KEYS
-    for k in NUMBERS:
+def check_figures(r: dict[str, Any], *, verify: bool = True) -> None:
+    assert r.keys() == (KEYS if verify else KEYS - {"verify_seconds"})
+    for k in NUMBERS if verify else set(NUMBERS) - {"verify_seconds"}:
         assert isinstance(r[k], int | float) and r[k] > 0, k
     assert isinstance(r["python"], str) and isinstance(r["machine"], str)
 
@@ -67,8 +68,8 @@ def check_figures(r: dict[str, Any]) -> None:
 
 
 def test_run_benchmarks_reports_every_figure_consistently():
-    r = run_benchmarks(cycles=1_000_000, rounds=1, press_seconds=0.05)
-    check_figures(r)
+    r = run_benchmarks(cycles=1_000_000, rounds=1, press_seconds=0.05, verify=False)
+    check_figures(r, verify=False)
     assert r["cycles_per_round"] == 1_000_000 and r["rounds"] == 1
     # the charlieplexed display wakes the CPU for every LED slot: more awake cycles
     assert r["press_awake_cycles_charlieplex"] > r["press_awake_cycles_direct"]

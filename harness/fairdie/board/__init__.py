@@ -16,6 +16,9 @@ Board file schema (TOML)
     f_cpu = 1200000          # required, Hz, 1000..32000000
     vcc_mv = 3000            # required, supply in mV, 1800..5500
     persistence_ms = 20      # optional (default 20), in (0, 1000]: LED integration window
+    led_ma = 2.0             # optional (default 2.0), in (0, 40]: mA through one lit LED
+                             # (or one lit series string); only fairdie verify's
+                             # energy estimate reads it
     firmware = "die_t13a"    # optional: build target name
     variant = "direct"       # optional: build variant (see check_build)
 

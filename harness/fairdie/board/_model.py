@@ -45,6 +45,12 @@ VCC_RANGE_MV = (1800, 5500)
 F_CPU_RANGE = (1_000, 32_000_000)
 #: the longest LED integration window (ms): an eye integrates over tens of ms
 MAX_PERSISTENCE_MS = 1000.0
+#: the current through one lit LED (or one lit series string) when the board
+#: file gives no ``led_ma``: a red LED through about 560 ohm at 3 V. Only the
+#: energy estimate (fairdie verify) reads it; the simulation does not.
+DEFAULT_LED_MA = 2.0
+#: the largest ``led_ma`` a board may give (an AVR pin's absolute maximum is 40 mA)
+MAX_LED_MA = 40.0
 
 
 def _pins(port: str, bits: range) -> frozenset[str]:
@@ -79,7 +85,9 @@ MCU_ADC_PINS: Mapping[str, Mapping[str, int]] = {
     "attiny84a": _T84_ADC,
 }
 
-_BOARD_KEYS = frozenset({"name", "mcu", "f_cpu", "vcc_mv", "firmware", "variant", "persistence_ms"})
+_BOARD_KEYS = frozenset(
+    {"name", "mcu", "f_cpu", "vcc_mv", "firmware", "variant", "persistence_ms", "led_ma"}
+)
 _TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker", "die"})
 _LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y", "series"})
 _ANALOG_KEYS = frozenset({"pin", "channel"})
@@ -112,6 +120,8 @@ class Board:
     die: DieSpec | None = None  #: how it rolls and reads as a die, if it is one
     firmware: str | None = None  #: build target name
     variant: str | None = None  #: build variant
+    #: mA through one lit LED or series string (energy estimates only)
+    led_ma: float = DEFAULT_LED_MA
     source: str = "<board>"  #: the file it came from
 
     @property
@@ -301,6 +311,7 @@ def _parse_header(ctx: _Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
         "persistence_ms": float(persistence),
         "firmware": _str(ctx, w, t, "firmware", required=False),
         "variant": _str(ctx, w, t, "variant", required=False),
+        "led_ma": _positive(ctx, w, t, "led_ma", DEFAULT_LED_MA, MAX_LED_MA),
     }
 
 

@@ -43,6 +43,13 @@
  * Variants: DIE_CHARLIEPLEX=0 drives the four LED groups directly and sleeps
  * in power-down (outputs keep their levels). DIE_CHARLIEPLEX=1 drives the
  * seven LEDs charlieplexed from a Timer0 interrupt and sleeps in idle.
+ *
+ * Mutants (broken on purpose, for `fairdie verify`'s tests; none is set in
+ * any shipped variant, and without them the build is byte for byte the
+ * same): DIE_MUTANT_LED_MAP=1 swaps groups C and D (pins.h);
+ * DIE_MUTANT_SHOW_FIRST=1 lights the face before its roll is stored;
+ * DIE_MUTANT_CLEAR_TICKS=N clears after N watchdog ticks instead of 155;
+ * DIE_MUTANT_REBASE_WRAP=1 lets the seed's rebase wrap a 0 to 255 (rule.c).
  */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
@@ -104,7 +111,11 @@ _Static_assert(F_CPU / (1UL << ADC_PS) <= 200000UL, "F_CPU too high for the ADC"
  * tolerance: about 10 s either way.)
  */
 #define WDT_BITS _BV(WDP1) /* 16 ms << 2 = 64 ms */
+#ifdef DIE_MUTANT_CLEAR_TICKS
+#define CLEAR_TICKS DIE_MUTANT_CLEAR_TICKS /* mutant: the clear at another time */
+#else
 #define CLEAR_TICKS 155
+#endif
 
 /* What show() takes: group bits (direct) or LED bits (charlieplexed). */
 #if DIE_CHARLIEPLEX
@@ -308,9 +319,14 @@ int main(void) {
     uint16_t bits = adc_low_bits();      /* first: at fixed instants after power-on */
     store_load();
     uint8_t face = fair_roll(store_record + 1, bits);
+#if DIE_MUTANT_SHOW_FIRST
+    show(pgm_read_byte(&FACE_SEGS[face])); /* mutant: lit before it is stored */
+#endif
     store_save();
 #endif
+#if !DIE_MUTANT_SHOW_FIRST
     show(pgm_read_byte(&FACE_SEGS[face]));
+#endif
 
     sleep_until(CLEAR_TICKS);
 

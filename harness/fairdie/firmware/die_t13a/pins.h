@@ -24,8 +24,13 @@
 
 #define GROUP_A _BV(PB0)
 #define GROUP_B _BV(PB1)
+#if DIE_MUTANT_LED_MAP /* mutant (fairdie verify's tests): groups C and D swapped */
+#define GROUP_C _BV(PB3)
+#define GROUP_D _BV(PB2)
+#else
 #define GROUP_C _BV(PB2)
 #define GROUP_D _BV(PB3)
+#endif
 #define LED_PINS (GROUP_A | GROUP_B | GROUP_C | GROUP_D)
 
 #define ADC_MUX_BITS _BV(MUX1) /* ADC2 = PB4; REFS0 = 0: Vcc is the reference */

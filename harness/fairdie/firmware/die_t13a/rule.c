@@ -47,6 +47,9 @@ static void rebase(uint8_t c[DIE_FACES]) {
             m = c[g];
         }
     }
+#if DIE_MUTANT_REBASE_WRAP
+    m |= !m; /* mutant (fairdie verify's tests): subtract at least 1, so a 0 wraps to 255 */
+#endif
     if (m > 0) {
         for (uint8_t g = 0; g < DIE_FACES; g++) {
             c[g] -= m;

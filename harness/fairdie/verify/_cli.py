@@ -1,0 +1,177 @@
+"""``fairdie verify``: check the firmware a maker is about to burn, in emulation.
+
+    fairdie verify [FIRMWARE] [--eep FILE] [--board FILE] [--report DIR] [--json]
+                   [--only CHECK[,CHECK...]] [--presses N] [--hold S] [--seed S] [--jobs J]
+
+It prints a table (check, pass/fail/skipped, a one-line reason) and exits 0
+when no check failed, 1 when one did, 2 for bad input (one line
+``fairdie: error: ...``), 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fairdie._cmdline import BadInput, Parser, int_at_least, progress_bar
+from fairdie.errors import FairdieError
+
+__all__ = ["format_verdict", "verify_main"]
+
+PROG = "fairdie verify"
+_MAX_HOLD_S = 9.0  # a longer press would run into the die's 10 s clear
+
+
+def _hold(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0.1 <= v <= _MAX_HOLD_S:
+        raise argparse.ArgumentTypeError(f"{text} s is out of range (0.1..{_MAX_HOLD_S:g} s)")
+    return v
+
+
+def _parser(checks: Sequence[str]) -> Parser:
+    p = Parser(
+        prog=PROG,
+        description="Check the ELF or HEX you are about to burn, in emulation: build and board,"
+        " faces, table, the 10 s clear, fairness, power cuts, energy.",
+    )
+    p.add_argument(
+        "firmware",
+        nargs="?",
+        type=Path,
+        metavar="FIRMWARE",
+        help="an ELF or HEX (default: build the board's own firmware)",
+    )
+    p.add_argument("--eep", type=Path, metavar="FILE", help="the EEPROM image of a HEX FIRMWARE")
+    p.add_argument(
+        "--board",
+        metavar="FILE",
+        help="a board file or shipped board (default: the shipped board of the file's build,"
+        " else die-direct)",
+    )
+    p.add_argument("--report", type=Path, metavar="DIR", help="write an HTML report there")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--only",
+        metavar="CHECK[,CHECK...]",
+        help=f"run these checks (and the build checks they need): {', '.join(checks)}",
+    )
+    p.add_argument(
+        "--presses",
+        type=int_at_least(100),
+        default=2000,
+        metavar="N",
+        help="presses per noise in the fairness campaign (default 2000)",
+    )
+    p.add_argument(
+        "--hold",
+        type=_hold,
+        default=1.0,
+        metavar="SECONDS",
+        help="how long a press is held for the faces and the energy estimate (default 1)",
+    )
+    p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
+    p.add_argument(
+        "--jobs", type=int_at_least(1), default=1, metavar="J", help="local processes (default 1)"
+    )
+    return p
+
+
+def format_verdict(out: dict[str, Any]) -> str:
+    """The human form of :meth:`Verdict.as_json`."""
+    lines = [
+        f"fairdie verify: {Path(out['firmware']).name} on board {out['board']}"
+        f" ({out['mcu']}, {out['f_cpu']} Hz)"
+        + (f"; build {out['build']}" if out["build"] else "")
+        + (f", model {out['model']}" if out["model"] else ", no model")
+        + (f"; board: {out['board_chosen']}" if out.get("board_chosen") else ""),
+        "",
+    ]
+    width = max(len(c["name"]) for c in out["checks"]) + 2
+    lines.append(f"{'check':<{width}}{'result':<9}reason")
+    for c in out["checks"]:
+        lines.append(f"{c['name']:<{width}}{c['status']:<9}{c['reason']}")
+    energy = out["energy"]
+    if energy:
+        lines += ["", "energy per press (an estimate: simulated time in each state x the currents"]
+        lines.append(f"below; LEDs {energy['led_ma']:g} mA each, the board's led_ma):")
+        for p in energy["parts"]:
+            lines.append(
+                f"  {p['name']:<36}{p['ms']:>10.3f} ms x {p['ma']:<7.4g} mA = {p['uc']:>8.4g} uC"
+            )
+        lines.append("the currents it rests on:")
+        for f in energy["figures"]:
+            lines.append(f"  {f['name']}: {f['value']:g} {f['unit']}: {f['source']}")
+        lines += [f"  note: {n}" for n in energy["notes"]]
+    n = out["counts"]
+    lines += [
+        "",
+        f"verify {'passed' if out['passed'] else 'FAILED'}: {n['pass']} passed,"
+        f" {n['fail']} failed, {n['skipped']} skipped in {out['seconds']:.1f} s",
+    ]
+    if out.get("report"):
+        lines.append(f"report: {out['report']}")
+    return "\n".join(lines)
+
+
+def verify_main(argv: list[str]) -> int:
+    """Run ``fairdie verify`` with ``argv``; the exit status."""
+    from fairdie.verify._checks import CHECKS, Options
+    from fairdie.verify._report import check_report_folder, write_report
+    from fairdie.verify._run import total_units, verify
+
+    names = [n for n, _ in CHECKS]
+    try:
+        args = _parser(names).parse_args(argv)
+    except BadInput as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit:  # --help printed the usage
+        return 0
+    only = None
+    if args.only is not None:
+        only = [n.strip() for n in args.only.split(",") if n.strip()]
+    update, close = progress_bar(100, unit="%", quiet=args.json)
+    scale = 100 / total_units(only)
+    sent = [0.0, 0]  # units told, percent shown
+
+    def progress(units: float) -> None:
+        if update is None:
+            return
+        sent[0] += units
+        step = min(100, int(sent[0] * scale)) - int(sent[1])
+        if step > 0:
+            update(step)
+            sent[1] += step
+
+    try:
+        if args.report is not None:
+            check_report_folder(args.report)
+        verdict = verify(
+            args.firmware,
+            board=args.board,
+            eep=args.eep,
+            only=only,
+            options=Options(presses=args.presses, hold=args.hold, seed=args.seed, jobs=args.jobs),
+            progress=progress,
+        )
+        out = verdict.as_json()
+        if args.report is not None:
+            out["report"] = str(write_report(verdict, args.report))
+    except FairdieError as e:
+        close()
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        close()
+        return 130
+    close()
+    print(json.dumps(out, indent=2) if args.json else format_verdict(out))
+    return 0 if verdict.passed else 1

@@ -1,0 +1,225 @@
+"""The charge a press draws, estimated from the simulated time in each state.
+
+A recorded press (:class:`~fairdie.verify._timeline.Timeline`) says how many
+cycles the CPU was awake, asleep in each mode (as the SM bits chose it),
+programming EEPROM, converting with the ADC, and how long each LED was lit.
+Each state's time is multiplied by its supply current
+(:mod:`fairdie.verify._figures`; LEDs: the board's ``led_ma`` per lit LED,
+once per lit series string). The result is an estimate: the currents are
+typical datasheet figures or stated assumptions, the states are simulated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairdie.board import Board
+from fairdie.verify._figures import CR2032_MAH, FIGURES, active_ma, idle_ma
+from fairdie.verify._timeline import Timeline
+
+__all__ = ["Energy", "Part", "estimate"]
+
+_MERGE_S = 0.001  # ADC conversions closer than this count as one stretch of ADC on
+_POWER_DOWN_MODES = ("power-down", "power-save", "standby", "extended standby")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One state's share of a press: its time and its current."""
+
+    name: str
+    seconds: float
+    ma: float
+
+    @property
+    def uc(self) -> float:
+        """Charge in microcoulombs (mA x ms)."""
+        return self.ma * self.seconds * 1000.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "ms": round(self.seconds * 1000, 4),
+            "ma": round(self.ma, 5),
+            "uc": round(self.uc, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Energy:
+    """The estimate for a press, averaged over the presses recorded."""
+
+    hold_s: float
+    presses_recorded: int
+    parts: tuple[Part, ...]
+    by_power: bool  #: the die is powered only while pressed
+    standby_ma: float | None  #: a die that stays powered: its current while a face shows
+    led_ma: float
+    figures: tuple[str, ...]  #: the keys of FIGURES the estimate used
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def per_press_uc(self) -> float:
+        return sum(p.uc for p in self.parts)
+
+    @property
+    def presses(self) -> int:
+        """Presses a CR2032 (nominal capacity) powers, at this charge each."""
+        capacity_uc = CR2032_MAH * 3.6e6
+        return int(capacity_uc / self.per_press_uc) if self.per_press_uc > 0 else 0
+
+    @property
+    def standby_hours(self) -> float | None:
+        if self.standby_ma is None or self.standby_ma <= 0:
+            return None
+        return CR2032_MAH / self.standby_ma
+
+    def summary(self) -> str:
+        """One line: the charge per press and what a CR2032 gives."""
+        if self.by_power:
+            return (
+                f"estimate: {_charge(self.per_press_uc)} per press held {self.hold_s:g} s,"
+                f" ~{self.presses:,} presses from a CR2032 ({CR2032_MAH:g} mAh)"
+            )
+        line = f"estimate: {_charge(self.per_press_uc)} per roll (button held {self.hold_s:g} s)"
+        if self.standby_ma is not None:
+            hours = self.standby_hours
+            line += f"; it stays powered, drawing {self.standby_ma:.3g} mA while a face shows"
+            if hours:
+                line += f": a CR2032 ({CR2032_MAH:g} mAh) lasts ~{hours:,.0f} h"
+        return line
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "hold_s": self.hold_s,
+            "presses_recorded": self.presses_recorded,
+            "per_press_uc": round(self.per_press_uc, 3),
+            "cr2032_mah": CR2032_MAH,
+            "presses_from_cr2032": self.presses,
+            "standby_ma": None if self.standby_ma is None else round(self.standby_ma, 5),
+            "standby_hours": None if self.standby_hours is None else round(self.standby_hours, 1),
+            "led_ma": self.led_ma,
+            "parts": [p.as_json() for p in self.parts],
+            "figures": [FIGURES[k].as_json() for k in self.figures],
+            "notes": list(self.notes),
+        }
+
+
+def _charge(uc: float) -> str:
+    return f"{uc / 1000:.3g} mC" if uc >= 1000 else f"{uc:.3g} uC"
+
+
+def _overlap(intervals: Sequence[tuple[int, int]], t0: int, t1: int) -> int:
+    """Cycles of the union of ``intervals`` inside ``[t0, t1)``."""
+    total, reach = 0, t0
+    for a, b in sorted(intervals):
+        a, b = max(a, reach), min(b, t1)
+        if b > a:
+            total += b - a
+            reach = b
+    return total
+
+
+class _Tally:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.ma: dict[str, float] = {}
+        self.used: set[str] = set()
+        self.notes: set[str] = set()
+
+    def add(self, name: str, seconds: float, ma: float, figure: str | None = None) -> None:
+        if seconds <= 0:
+            return
+        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+        self.ma[name] = ma
+        if figure is not None:
+            self.used.add(figure)
+
+
+def _sleep_ma(mode: str, watchdog: bool, f_cpu: int, tally: _Tally) -> tuple[str, float, str]:
+    if mode in _POWER_DOWN_MODES:
+        if mode != "power-down":
+            tally.notes.add(f"{mode} is counted at the power-down figure")
+        key = "power-down, watchdog on" if watchdog else "power-down, watchdog off"
+        return f"sleep: {key}", FIGURES[key].value / 1000, key
+    if mode != "idle":
+        tally.notes.add(f"{mode} sleep is counted at the idle figure (an upper bound)")
+    return f"sleep: {mode}", idle_ma(f_cpu), "idle"
+
+
+def _press(tl: Timeline, board: Board, t0: int, t1: int, tally: _Tally) -> None:
+    f = tl.frequency
+    asleep = 0
+    for s in tl.sleeps:
+        cycles = _overlap([(s.start, s.end)], t0, t1)
+        if not cycles:
+            continue
+        if not s.enabled:
+            tally.notes.add("a SLEEP ran with SE clear: a real chip stays awake, counted active")
+            continue
+        asleep += cycles
+        name, ma, key = _sleep_ma(s.mode, s.watchdog, f, tally)
+        tally.add(name, cycles / f, ma, key)
+    tally.add("CPU active", (t1 - t0 - asleep) / f, active_ma(f), "active")
+    ee = _overlap([(a, b) for a, b, _ in tl.eeprom], t0, t1)
+    key = "EEPROM programming"
+    tally.add(key, ee / f, FIGURES[key].value, key)
+    merged: list[tuple[int, int]] = []
+    gap = round(_MERGE_S * f)
+    for a, b in tl.adc:
+        if merged and a - merged[-1][1] <= gap:
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    tally.add("ADC on", _overlap(merged, t0, t1) / f, FIGURES["ADC on"].value, "ADC on")
+    # LEDs: one current per lit path (LEDs in series share theirs)
+    lit = tl.led_cycles(t0, t1)
+    paths: dict[str, float] = {}
+    for led, on in zip(board.leds, lit, strict=True):
+        path = led.series or led.name
+        paths[path] = max(paths.get(path, 0.0), on)
+    seconds = sum(paths.values()) / f
+    tally.add("LEDs (ms summed over LEDs)", seconds, board.led_ma)
+
+
+def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_power: bool) -> Energy:
+    """The mean charge of ``timelines`` (presses of ``hold`` seconds).
+
+    A power-switch die is counted from power-on to power-off. A die that
+    stays powered is counted from the press to its release plus the time its
+    face takes to settle; what it draws after that (recorded to the end of
+    each timeline) is its standby current.
+    """
+    if not timelines:
+        raise ValueError("no press recorded")
+    tally = _Tally()
+    standby_uc = standby_s = 0.0
+    for tl in timelines:
+        if by_power:
+            _press(tl, board, tl.start, tl.end, tally)
+            continue
+        settled = tl.settled
+        _press(tl, board, tl.start, settled, tally)
+        rest = _Tally()
+        _press(tl, board, settled, tl.end, rest)
+        standby_uc += sum(rest.seconds[k] * rest.ma[k] * 1000 for k in rest.seconds)
+        standby_s += (tl.end - settled) / tl.frequency
+        tally.used |= rest.used
+    n = len(timelines)
+    parts = tuple(
+        Part(name, tally.seconds[name] / n, tally.ma[name])
+        for name in sorted(tally.seconds, key=lambda k: -tally.seconds[k] * tally.ma[k])
+    )
+    order = [k for k in FIGURES if k in tally.used]
+    return Energy(
+        hold_s=hold,
+        presses_recorded=n,
+        parts=parts,
+        by_power=by_power,
+        standby_ma=None if by_power or not standby_s else standby_uc / standby_s / 1000,
+        led_ma=board.led_ma,
+        figures=tuple(order),
+        notes=tuple(sorted(tally.notes)),
+    )

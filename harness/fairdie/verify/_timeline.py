@@ -1,0 +1,323 @@
+"""One press, recorded from the engine's trace for the timing diagram and the
+energy estimate: pin levels, EEPROM writes, ADC conversions, sleeps and how
+long each LED was lit.
+
+simavr ignores SE and the sleep-mode bits (it sleeps at every SLEEP), so the
+recorder stops the run at each SLEEP event and reads the mode where the chip
+keeps it (SM bits in MCUCR or SMCR, SE, the watchdog's enable bits): that is
+the mode a real chip would enter at that instant. It also stops at each ADC
+conversion start to read the ADC clock's prescaler (ADCSRA), which gives the
+conversion's length: 25 ADC clocks for the first of a press, 13 after.
+LED light comes from the engine's integrator, read window by window (its
+history is bounded), so multiplexed displays are counted as they are lit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fairdie.board import Board
+from fairdie.sim import EventKind, PinChange, Until
+from fairdie.sim._regs import bit_location
+
+if TYPE_CHECKING:
+    from fairdie.sim import Chip
+
+__all__ = ["Sleep", "Timeline", "record_press"]
+
+_KINDS = (
+    EventKind.PIN
+    | EventKind.SLEEP
+    | EventKind.WAKE
+    | EventKind.EEPROM_START
+    | EventKind.EEPROM_DONE
+    | EventKind.ADC
+    | EventKind.POWER
+    | EventKind.RESET
+)
+_STOPS = Until(kinds=EventKind.SLEEP | EventKind.ADC)
+_CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
+#: mode names by SM bits: two bits on the ATtiny parts, three on the ATmega ones
+_TINY_MODES = {0: "idle", 1: "ADC noise reduction", 2: "power-down", 3: "standby"}
+_MEGA_MODES = {
+    0: "idle",
+    1: "ADC noise reduction",
+    2: "power-down",
+    3: "power-save",
+    6: "standby",
+    7: "extended standby",
+}
+_SLEEP_REGS = ("MCUCR", "SMCR")
+_WDT_REGS = ("WDTCR", "WDTCSR")
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """The CPU asleep from ``start`` to ``end`` (cycles)."""
+
+    start: int
+    end: int
+    mode: str  #: the mode the SM bits select ("power-down", "idle", ...)
+    enabled: bool  #: SE was set (a real chip ignores SLEEP without it)
+    watchdog: bool  #: the watchdog was running (its interrupt or reset enabled)
+    halted: bool  #: interrupts were off: nothing but a reset ends it
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What one press did, cycle by cycle (cycles are the chip's, absolute)."""
+
+    frequency: int
+    start: int  #: power-on, or the button's press
+    end: int  #: power-off, or the end of the recording
+    release: int  #: the cycle the roll control was let go (power dice: ``end``)
+    settled: int  #: the cycle the face had settled after it (power dice: ``end``)
+    pins: tuple[PinChange, ...]
+    pin_names: tuple[str, ...]  #: the LED pins, for the diagram
+    eeprom: tuple[tuple[int, int, int], ...]  #: (start, end, address) per byte written
+    adc: tuple[tuple[int, int], ...]  #: (start, end) per conversion
+    sleeps: tuple[Sleep, ...]
+    led_names: tuple[str, ...]
+    #: (start, end, lit cycles of each LED) for consecutive windows
+    led_windows: tuple[tuple[int, int, tuple[int, ...]], ...]
+    first_lit: int | None  #: the cycle some LED first lit (None: none did)
+    shown: str  #: the display once the face had time to settle
+    lit: frozenset[str]  #: the LEDs an eye saw lit then
+    end_display: str  #: the display when the recording ended
+    end_lit: frozenset[str]  #: the LEDs an eye saw lit then
+    before: bytes  #: EEPROM before the press
+    after: bytes  #: EEPROM after it
+    codes: tuple[int, ...]  #: the ADC codes the firmware read
+
+    def ms(self, cycle: int) -> float:
+        """Milliseconds from the start of the press."""
+        return (cycle - self.start) * 1000 / self.frequency
+
+    @property
+    def eeprom_done(self) -> int | None:
+        """The cycle the last EEPROM write of the press completed."""
+        return max((e for _, e, _ in self.eeprom), default=None)
+
+    def led_cycles(self, t0: int, t1: int) -> list[float]:
+        """Each LED's lit cycles within ``[t0, t1)`` (a window cut by the
+        range counts in proportion)."""
+        out = [0.0] * len(self.led_names)
+        for a, b, cycles in self.led_windows:
+            lo, hi = max(a, t0), min(b, t1)
+            if hi <= lo:
+                continue
+            share = (hi - lo) / (b - a)
+            for i, c in enumerate(cycles):
+                out[i] += c * share
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "ms": round(self.ms(self.end), 3),
+            "first_lit_ms": None if self.first_lit is None else round(self.ms(self.first_lit), 3),
+            "eeprom_done_ms": None
+            if self.eeprom_done is None
+            else round(self.ms(self.eeprom_done), 3),
+            "eeprom_writes": len(self.eeprom),
+            "adc_conversions": len(self.adc),
+            "sleeps": len(self.sleeps),
+            "shown": self.shown,
+        }
+
+
+class _Registers:
+    """The register bits the recorder reads at a SLEEP or an ADC start."""
+
+    def __init__(self, chip: Chip) -> None:
+        mcu = chip.mcu
+        self.chip = chip
+        self.se = bit_location(mcu, "SE", _SLEEP_REGS)
+        self.sm = [bit_location(mcu, f"SM{i}", _SLEEP_REGS) for i in range(3)]
+        self.modes = _MEGA_MODES if self.sm[2] is not None else _TINY_MODES
+        self.wdt = [
+            loc
+            for loc in (bit_location(mcu, n, _WDT_REGS) for n in ("WDTIE", "WDIE", "WDE"))
+            if loc is not None
+        ]
+        self.adps = [bit_location(mcu, f"ADPS{i}", ("ADCSRA",)) for i in range(3)]
+
+    def _bit(self, loc: tuple[int, int] | None) -> int:
+        if loc is None:
+            return 0
+        return (self.chip.read_data(loc[0])[0] >> loc[1]) & 1
+
+    def sleep_state(self) -> tuple[str, bool, bool]:
+        """(mode, SE set, watchdog on) now."""
+        sm = sum(self._bit(loc) << i for i, loc in enumerate(self.sm))
+        mode = self.modes.get(sm, f"reserved mode {sm}")
+        return mode, bool(self._bit(self.se)) or self.se is None, any(map(self._bit, self.wdt))
+
+    def adc_divider(self) -> int:
+        ps = sum(self._bit(loc) << i for i, loc in enumerate(self.adps))
+        return 2 if ps == 0 else 1 << ps
+
+
+class _Recorder:
+    def __init__(self, die: Any) -> None:
+        self.die = die
+        self.chip: Chip = die.chip
+        self.regs = _Registers(self.chip)
+        self.chunk = self.chip.cycles_for(_CHUNK_S)
+        self.mark = self.chip.cycle
+        self.windows: list[tuple[int, int, tuple[int, ...]]] = []
+        self.sleep_at: dict[int, tuple[str, bool, bool]] = {}
+        self.divider_at: dict[int, int] = {}
+
+    def restart(self) -> None:
+        self.mark = self.chip.cycle
+
+    def run_to(self, to: int) -> None:
+        chip = self.chip
+        while chip.cycle < to:
+            chip.run(to_cycle=min(to, self.mark + self.chunk), until=_STOPS)
+            ev = chip.stop_event
+            if ev is not None:
+                if ev.kind is EventKind.SLEEP:
+                    self.sleep_at[ev.cycle] = self.regs.sleep_state()
+                elif ev.kind is EventKind.ADC:
+                    self.divider_at[ev.cycle] = self.regs.adc_divider()
+            if chip.cycle >= self.mark + self.chunk:
+                self.flush()
+        self.flush()
+
+    def flush(self) -> None:
+        now = self.chip.cycle
+        if now > self.mark:
+            self.windows.append((self.mark, now, tuple(self.chip.leds_lit_cycles(self.mark, now))))
+            self.mark = now
+
+
+def record_press(die: Any, hold: float, *, tail: float = 0.0) -> Timeline:
+    """Press ``die`` (a :class:`fairdie.die.Die`) for ``hold`` seconds and record it.
+
+    A power-switch die is powered for ``hold`` seconds. A button die (powered
+    on first if it is not) has its button held ``hold`` seconds without
+    bounce, then is watched ``settle_ms`` and ``tail`` seconds more. The die's
+    EEPROM and noise are as the caller left them.
+    """
+    chip: Chip = die.chip
+    kinds = chip.trace_kinds
+    chip.trace_kinds = _KINDS
+    try:
+        return _record(die, chip, hold, tail)
+    finally:
+        chip.trace_kinds = kinds
+
+
+def _record(die: Any, chip: Chip, hold: float, tail: float) -> Timeline:
+    before = chip.eeprom
+    rec = _Recorder(die)
+    if die.rolls_by_power:
+        die.power_on()  # clears the trace
+        rec.restart()
+        start = chip.power_on_cycle
+        rec.run_to(start + chip.cycles_for(min(hold, die.settle_s)))
+        first = die.first_lit()
+        ok = first is not None and chip.cycle - first >= die.window
+        shown, lit = (die.display(), die.lit()) if ok else ("off", frozenset())
+        release = start + chip.cycles_for(hold)
+        rec.run_to(release)
+        end_display, end_lit = die.display(), die.lit()
+        codes = chip.adc_codes()
+        end = settled = chip.cycle
+        die.power_off()
+    else:
+        if not chip.powered:
+            die.power_on()
+            chip.run(seconds=die.settle_s)
+        chip.clear_trace()
+        chip.leds_restart()  # light, and the first LED lit, counted from the press on
+        rec.restart()
+        start = chip.cycle
+        die.press(die.roll_control, bounce=False)
+        release = start + chip.cycles_for(hold)
+        rec.run_to(release)
+        die.release(die.roll_control, bounce=False)
+        rec.run_to(release + chip.cycles_for(die.settle_s))
+        settled = chip.cycle
+        steady = die.display(at=chip.cycle - die.window) == die.display()
+        shown, lit = (die.display(), die.lit()) if steady else ("off", frozenset())
+        first = die.first_lit()
+        rec.run_to(chip.cycle + chip.cycles_for(tail))
+        end_display, end_lit = die.display(), die.lit()
+        codes = chip.adc_codes()
+        end = chip.cycle
+    events = list(chip.trace.events(_KINDS))
+    return Timeline(
+        frequency=chip.frequency,
+        start=start,
+        end=end,
+        release=min(release, end),
+        settled=settled,
+        pins=tuple(chip.trace.pin_changes()),
+        pin_names=_led_pins(die.board),
+        eeprom=_writes(events, end),
+        adc=_conversions(events, rec.divider_at),
+        sleeps=_sleeps(events, rec.sleep_at, end),
+        led_names=die.board.led_names,
+        led_windows=tuple(rec.windows),
+        first_lit=first,
+        shown=shown,
+        lit=lit,
+        end_display=end_display,
+        end_lit=end_lit,
+        before=before,
+        after=chip.eeprom,
+        codes=codes,
+    )
+
+
+def _led_pins(board: Board) -> tuple[str, ...]:
+    return tuple(sorted(board.led_pins))
+
+
+def _writes(events: Iterable[Any], end: int) -> tuple[tuple[int, int, int], ...]:
+    out: list[tuple[int, int, int]] = []
+    open_at: dict[int, int] = {}
+    for e in events:
+        if e.kind is EventKind.EEPROM_START:
+            open_at[e.a] = e.cycle
+        elif e.kind is EventKind.EEPROM_DONE and e.a in open_at:
+            out.append((open_at.pop(e.a), e.cycle, e.a))
+    out.extend((s, end, a) for a, s in open_at.items())  # still busy when the press ended
+    return tuple(sorted(out))
+
+
+def _conversions(events: Iterable[Any], divider_at: dict[int, int]) -> tuple[tuple[int, int], ...]:
+    out: list[tuple[int, int]] = []
+    for e in events:
+        if e.kind is EventKind.ADC:
+            clocks = 25 if not out else 13
+            out.append((e.cycle, e.cycle + clocks * divider_at.get(e.cycle, 2)))
+    return tuple(out)
+
+
+def _sleeps(
+    events: Iterable[Any], state_at: dict[int, tuple[str, bool, bool]], end: int
+) -> tuple[Sleep, ...]:
+    out: list[Sleep] = []
+    asleep: tuple[int, tuple[str, bool, bool], bool] | None = None
+    last = ("idle", True, False)
+    for e in events:
+        if e.kind is EventKind.SLEEP:
+            state = state_at.get(e.cycle, last)
+            last = state
+            if asleep is None:
+                asleep = (e.cycle, state, bool(e.a))
+        elif asleep is not None and (
+            e.kind in (EventKind.WAKE, EventKind.RESET) or (e.kind is EventKind.POWER and e.a == 0)
+        ):
+            s, (mode, enabled, wdt), halted = asleep
+            out.append(Sleep(s, e.cycle, mode, enabled, wdt, halted))
+            asleep = None
+    if asleep is not None:
+        s, (mode, enabled, wdt), halted = asleep
+        out.append(Sleep(s, end, mode, enabled, wdt, halted))
+    return tuple(out)

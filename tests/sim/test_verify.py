@@ -1,0 +1,258 @@
+"""``fairdie verify``: the default build passes every check; each broken build
+(real firmware, built with a mutation switch of die_t13a) fails on the check
+that is about its fault; a maker's own die runs what applies and says what
+it skipped; bad input is one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairdie.board import parse_board
+from fairdie.cli import main
+from fairdie.errors import BoardError
+from fairdie.toolchain import build
+from fairdie.verify import CHECKS, FIGURES
+from fairdie.verify._cli import format_verdict
+
+pytestmark = pytest.mark.sim
+
+TESTS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "firmware" / "tests"
+BUTTON_DIE = TESTS / "button_die"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    rc = main(["verify", *args, "--json"])
+    out, err = capsys.readouterr()
+    assert err == ""  # no progress bar under --json, nothing else either
+    return rc, json.loads(out)
+
+
+def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in out["checks"]}
+
+
+def mutant(**defines: int) -> str:
+    return str(build("die_t13a", defines=defines).elf)
+
+
+# ---- the default build ------------------------------------------------------------------
+
+
+def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
+    report = tmp_path / "report"
+    rc, out = run(capsys, "--presses", "400", "--report", str(report))
+    assert rc == 0, [(c["name"], c["reason"]) for c in out["checks"] if c["status"] != "pass"]
+    assert [c["name"] for c in out["checks"]] == [n for n, _ in CHECKS]
+    assert all(c["status"] == "pass" for c in out["checks"])
+    assert out["build"] == "direct" and out["model"] == "fair" and out["built"]
+    c = checks(out)
+    assert c["fairness"]["details"]["campaigns"].keys() == {
+        "floating",
+        "uniform",
+        "stuck:1500",
+        "stuck:1000",
+        "rail-low",
+        "rail-high",
+        "hum:50",
+        "biased:5,1,1,3",
+        "adversarial",
+    }
+    assert c["power-cuts"]["details"]["violations"] == 0
+    assert c["stored-before-shown"]["details"]["margin_ms"] >= 0
+    # the energy estimate: from the states the chip was in, and says what it rests on
+    e = out["energy"]
+    parts = {p["name"]: p for p in e["parts"]}
+    assert parts["sleep: power-down, watchdog on"]["ms"] > 900  # SM bits: power-down
+    assert parts["EEPROM programming"]["ms"] == pytest.approx(6 * 3.4, rel=0.01)  # 6 bytes
+    assert 0 < parts["ADC on"]["ms"] < 3 and 20 < parts["CPU active"]["ms"] < 30
+    # faces 1..6 light 1..6 LEDs: 3.5 on average, lit ~0.976 s of the 1 s press
+    assert parts["LEDs (ms summed over LEDs)"]["ms"] == pytest.approx(3.5 * 976, rel=0.01)
+    assert e["presses_from_cr2032"] == pytest.approx(225 * 3.6e6 / e["per_press_uc"], rel=1e-3)
+    assert {f["name"] for f in e["figures"]} <= set(FIGURES)
+    assert all(f["source"] for f in e["figures"])
+    # the report: one self-contained page, every plot embedded
+    page = (report / "index.html").read_text()
+    assert out["report"] == str(report / "index.html")
+    assert page.count("src='data:image/png;base64,") == 5
+    assert not re.search(r"src=['\"](?!data:)", page)
+    for png in ("faces.png", "spread.png", "guess_rate.png", "timing.png", "energy.png"):
+        assert (report / png).read_bytes()[:4] == b"\x89PNG"
+    # the human form: a table of every check, then the energy's figures
+    text = format_verdict(out)
+    for name, _ in CHECKS:
+        assert re.search(rf"^{re.escape(name)}\s+pass\s+\S", text, re.M)
+    assert "Table 18-1" in text and "verify passed: 12 passed, 0 failed" in text
+
+
+def test_a_file_is_identified_as_its_build_and_its_board_chosen(capsys) -> None:
+    elf = str(build("die_t13a", variant="charlieplex").elf)
+    rc, out = run(capsys, elf, "--only", "faces")
+    assert rc == 0
+    assert out["board"] == "die-charlieplex" and out["build"] == "charlieplex"
+    assert out["model"] == "seed"
+
+
+# ---- broken builds fail on the right check -----------------------------------------------
+
+
+def test_a_wrong_led_map_fails_the_faces(capsys) -> None:
+    rc, out = run(capsys, mutant(DIE_MUTANT_LED_MAP=1), "--only", "faces")
+    c = checks(out)
+    assert rc == 1
+    assert c["model"]["status"] == "pass" and out["model"] == "fair"  # it stores right
+    assert c["faces"]["status"] == "fail"
+    # C and D swapped: faces 4 and 5 are wrong (6 lights B, C and D either way)
+    assert c["faces"]["reason"].startswith("face 4 lit ")
+    assert c["faces"]["details"]["wrong"] == 2
+
+
+def test_a_roll_stored_after_the_face_lights_is_caught(capsys) -> None:
+    rc, out = run(capsys, mutant(DIE_MUTANT_SHOW_FIRST=1), "--only", "stored-before-shown")
+    c = checks(out)["stored-before-shown"]
+    assert rc == 1 and c["status"] == "fail"
+    assert c["details"]["margin_ms"] < -15  # six 3.4 ms writes after the face lit
+    assert "a power cut in between loses a roll already shown" in c["reason"]
+
+
+@pytest.mark.parametrize(
+    ("ticks", "held"),
+    [(150, "held 9.9 s: it was cleared already"), (160, "held 10.05 s: the table was not")],
+)
+def test_a_clear_at_the_wrong_time_fails(capsys, ticks: int, held: str) -> None:
+    rc, out = run(capsys, mutant(DIE_MUTANT_CLEAR_TICKS=ticks), "--only", "clear-10s")
+    c = checks(out)["clear-10s"]
+    assert rc == 1 and c["status"] == "fail" and c["reason"].startswith(held)
+
+
+def test_a_rebase_that_wraps_fails_the_count(capsys) -> None:
+    elf = str(build("die_t13a", variant="seed", defines={"DIE_MUTANT_REBASE_WRAP": 1}).elf)
+    rc, out = run(capsys, elf, "--only", "faces,press-counts")
+    c = checks(out)
+    assert rc == 1 and out["model"] == "seed" and out["build"] is None
+    assert c["faces"]["status"] == "pass"
+    assert c["press-counts"]["status"] == "fail"
+    assert c["press-counts"]["reason"].startswith("from [0, 255, 255, 255, 255, 255] with code 1")
+
+
+def test_the_seeds_storage_fails_the_power_cuts_and_its_rule_the_fairness(capsys) -> None:
+    elf = str(build("die_t13a", variant="seed").elf)
+    rc, out = run(capsys, elf, "--only", "power-cuts,fairness", "--presses", "300")
+    c = checks(out)
+    assert rc == 1 and out["build"] == "seed" and out["model"] == "seed"
+    assert c["board-wiring"]["status"] == "pass"  # a direct-drive build on a direct board
+    cuts = c["power-cuts"]
+    assert cuts["status"] == "fail" and cuts["details"]["violations"] > 0
+    assert "; the first: I1 the cut left state " in cuts["reason"]
+    assert "replay: fairdie faults --replay G" in cuts["reason"]
+    fair = c["fairness"]
+    assert fair["status"] == "fail" and "worst spread > 3 under" in fair["reason"]
+    stuck = fair["details"]["campaigns"]["stuck:1500"]
+    assert stuck["worst_spread"] > 3 and stuck["longest_absence"] > 39
+
+
+def test_a_direct_build_on_a_charlieplexed_board_fails_the_pairing(capsys) -> None:
+    elf = str(build("die_t13a", variant="direct").elf)
+    rc, out = run(capsys, elf, "--board", "die-charlieplex", "--only", "board-wiring")
+    c = checks(out)["board-wiring"]
+    assert rc == 1 and c["status"] == "fail"
+    assert "charlieplexed" in c["reason"] and "(direct) drives them directly" in c["reason"]
+
+
+def test_a_build_for_another_clock_fails_the_clock(capsys) -> None:
+    elf = str(build("die_t13a", f_cpu=9_600_000).elf)
+    rc, out = run(capsys, elf, "--only", "clock")
+    c = checks(out)["clock"]
+    assert rc == 1 and c["status"] == "fail" and "9600000 Hz" in c["reason"]
+
+
+def test_a_build_for_another_mcu_fails_and_nothing_else_runs(capsys) -> None:
+    elf = str(build(TESTS / "m328p").elf)
+    rc, out = run(capsys, elf, "--board", "die-direct")
+    c = checks(out)
+    assert rc == 1 and c["mcu-and-memory"]["status"] == "fail"
+    assert "atmega328p" in c["mcu-and-memory"]["reason"]
+    assert all(
+        v["status"] == "skipped" and "cannot run on this board" in v["reason"]
+        for k, v in c.items()
+        if k != "mcu-and-memory"
+    )
+
+
+def test_mutation_switches_off_leave_the_default_build() -> None:
+    default = build("die_t13a")
+    off = build(
+        "die_t13a",
+        defines={"DIE_MUTANT_LED_MAP": 0, "DIE_MUTANT_SHOW_FIRST": 0, "DIE_MUTANT_REBASE_WRAP": 0},
+    )
+    assert off.hex.read_bytes() == default.hex.read_bytes()
+    assert default.flash_bytes == 980
+    seed = build("die_t13a", variant="seed")
+    seed_off = build("die_t13a", variant="seed", defines={"DIE_MUTANT_REBASE_WRAP": 0})
+    assert seed_off.hex.read_bytes() == seed.hex.read_bytes()
+
+
+# ---- a maker's own die ------------------------------------------------------------------
+
+
+def test_a_button_die_runs_what_applies_and_says_what_it_skipped(capsys) -> None:
+    hexfile = str(build(BUTTON_DIE).hex)
+    rc, out = run(capsys, hexfile, "--board", str(BUTTON_DIE / "board.toml"))
+    c = checks(out)
+    assert rc == 0 and out["model"] is None
+    status = {k: v["status"] for k, v in c.items()}
+    assert status == {
+        "mcu-and-memory": "pass",
+        "clock": "skipped",  # a HEX names no clock
+        "board-wiring": "skipped",
+        "model": "skipped",
+        "faces": "pass",
+        "press-counts": "skipped",
+        "clear-10s": "skipped",
+        "fresh-chip": "pass",
+        "stored-before-shown": "skipped",
+        "fairness": "skipped",
+        "power-cuts": "skipped",
+        "energy": "pass",
+    }
+    assert "no firmware target" in c["model"]["reason"]
+    assert "no reference model" in c["fairness"]["reason"]
+    assert "no reference model" in c["power-cuts"]["reason"]
+    assert "wrote EEPROM" in c["stored-before-shown"]["reason"]
+    assert "all six came up" in c["faces"]["reason"]
+    e = out["energy"]
+    sleeps = {p["name"] for p in e["parts"] if p["name"].startswith("sleep")}
+    assert sleeps == {"sleep: idle"}  # its SM bits: idle, Timer0 keeps running
+    assert e["standby_ma"] > 0 and "stays powered" in c["energy"]["reason"]
+
+
+def test_the_board_gives_the_led_current() -> None:
+    text = {"board": {"name": "x", "mcu": "attiny13a", "f_cpu": 1200000, "vcc_mv": 3000}}
+    assert parse_board(text).led_ma == 2.0
+    assert parse_board({"board": {**text["board"], "led_ma": 5}}).led_ma == 5.0
+    with pytest.raises(BoardError, match="led_ma must be a positive number up to 40"):
+        parse_board({"board": {**text["board"], "led_ma": 0}})
+
+
+# ---- bad input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/no/such.elf"], "/no/such.elf: no such firmware file"),
+        (["--only", "nope"], "no check 'nope'"),
+        (["--board", "/no/board.toml"], "/no/board.toml: no such board file"),
+        (["--hold", "20"], "out of range"),
+        (["--eep", "x.eep"], "--eep goes with a HEX FIRMWARE"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str) -> None:
+    rc = main(["verify", *args])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == ""
+    assert err.startswith("fairdie: error: ") and err.count("\n") == 1 and message in err
