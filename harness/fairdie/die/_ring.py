@@ -9,7 +9,7 @@ Bytes 0..59 hold 10 slots of 6 bytes (60..63 are unused):
     byte 5  gate: 0xA5 for phase 0, 0x5A for phase 1
 
 A slot is valid when its seq names it, its check matches and its gate is
-its phase's. The newest valid record (its seq 1..63 ahead, as a 7-bit
+its phase's. The newest valid record (its seq 1..15 ahead, as a 7-bit
 number, of the newest found before it in slot order) holds the state; with
 none the state is fresh (table 0, pool 1). A save writes the next slot (lap
 + 1 after slot 9) with phase 0 if the slot's gate is phase 1's, else phase
@@ -71,7 +71,7 @@ def load(image: bytes) -> Stored:
         if not valid(image, slot):
             continue
         r = image[slot * RECORD : (slot + 1) * RECORD]
-        if best is not None and not 1 <= ((r[0] - best[0]) & 0x7F) <= 63:
+        if best is not None and not 1 <= ((r[0] - best[0]) & 0x7F) <= 15:
             continue
         best, where = r, slot
     if best is None:

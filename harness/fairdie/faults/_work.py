@@ -6,12 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fairdie.faults._ids import replay_id, step
+from fairdie.faults._ids import replay_id
 from fairdie.faults._outcome import Outcome
 from fairdie.faults._rig import Boot, Rig, Target
 from fairdie.faults._verdict import Expect, Violation, judge_boot
 
-__all__ = ["Unit", "Work", "rig_for", "step"]
+__all__ = ["Unit", "Work", "rig_for"]
 
 _RIGS: dict[Target, Rig] = {}
 #: per process: image -> I4 verdict of its boot (None: fine)

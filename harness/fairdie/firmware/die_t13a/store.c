@@ -11,8 +11,12 @@
  *   byte 5  gate: 0xA5 for phase 0, 0x5A for phase 1
  * A slot is valid when its seq names the slot, its check matches and its
  * gate is its phase's. A record's place is lap * 10 + slot, modulo 80; the
- * newest valid record (1..63 ahead of the others as 7-bit seqs) holds the
- * state.
+ * newest valid record holds the state: the scan in slot order keeps a record
+ * 1..15 ahead of the one kept before it, as 7-bit seqs. The records a ring
+ * of saves holds are at most 9 places apart, 15 as seqs (a lap boundary
+ * skips 6), so the scan finds the newest; a wider window would take records
+ * left from laps ago, in any other bytes, for newer ones, and a save could
+ * then never become the newest.
  *
  * A save writes the slot after the newest, each byte at most once, in
  * order, with the phase opposite to the gate the slot holds. So a power
@@ -61,9 +65,9 @@ void store_load(void) {
     uint8_t r[STORE_RECORD];
     for (uint8_t slot = 0; slot < STORE_SLOTS; slot++) {
         eeprom_read_block(r, slot_at(slot), STORE_RECORD);
-        /* valid, and newer: 1..63 ahead as 7-bit seqs (lap << 4 | slot) */
+        /* valid, and newer: 1..15 ahead as 7-bit seqs (lap << 4 | slot) */
         if ((r[0] & 0x0F) != slot || r[4] != check(r) || r[5] != gate(r[0]) ||
-            (found && (uint8_t)(((r[0] - rec[0]) & 0x7F) - 1) >= 63)) {
+            (found && (uint8_t)(((r[0] - rec[0]) & 0x7F) - 1) >= 15)) {
             continue;
         }
         found = 1;
