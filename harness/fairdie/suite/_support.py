@@ -119,7 +119,7 @@ def clear_is_known(model: DieModel, before: bytes, after: bytes) -> bool:
     press from ``before`` to ``after``. The firmware clears the press's record
     (in RAM), the model the record the image loads: under the fair rule they
     differ when the press's record is not the ring's newest, as in a ring
-    whose records span more than 63 seqs, which only a corrupted image holds
+    whose records span more than 15 seqs, which only a corrupted image holds
     (the ring then recovers: fairdie.faults, campaign G5). Then the model's clear does not
     go to the slot after the press's (each save ends with its gate)."""
     if model.name != "fair":

@@ -370,7 +370,7 @@ class DieMachine(RuleBasedStateMachine):
     whose ring is written to survive a cut) the state before or the state
     after, not a mix; one cut during the clear, likewise between the press's
     image and its clear. (Except where the model's clear is not the
-    firmware's: a ring that edits spread over more than 63 seqs, clear_is_known.)
+    firmware's: a ring that edits spread over more than 15 seqs, clear_is_known.)
     """
 
     die: Die
