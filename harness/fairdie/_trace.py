@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairdie.errors import FairdieError
 from fairdie.sim._types import EventKind, Level, PinChange
-from fairdie.sim._vcd import signals_for
+from fairdie.sim._vcd import VCD_KINDS, signals_for
 
 if TYPE_CHECKING:
     from fairdie.die import Die
@@ -37,15 +37,7 @@ __all__ = [
 ]
 
 #: what ``fairdie trace`` records: every kind a VCD shows
-TRACE_KINDS = (
-    EventKind.PIN
-    | EventKind.SLEEP
-    | EventKind.WAKE
-    | EventKind.EEPROM_START
-    | EventKind.EEPROM_DONE
-    | EventKind.ADC
-    | EventKind.POWER
-)
+TRACE_KINDS = VCD_KINDS
 #: what the plugin's dice record for a failing test's evidence: the cheap
 #: kinds (a sleeping die wakes often; its pins change seldom)
 EVIDENCE_KINDS = (

@@ -33,6 +33,7 @@ from fairdie.faults._cuts import PRESS_S
 from fairdie.faults._ids import step
 from fairdie.faults._images import ERASED, start_images, walk
 from fairdie.faults._rig import BOOT_LIMIT_S, Rig, Target
+from fairdie.faults._verdict import judge_model
 from fairdie.faults._work import Unit, Work, rig_for
 from fairdie.lab._adversary import Adversary
 from fairdie.noise import ADC_MAX, Codes, NoiseModel, Stuck, parse_noise
@@ -217,23 +218,24 @@ def recovery(model: DieModel, image: bytes, rng: random.Random) -> Recovery:
 
 def _chip_sample(work: Work, image: bytes, rng: random.Random) -> None:
     """A few presses on the chip from ``image``: each as the model does."""
-    rig, model = work.rig, work.model
     for _ in range(_CHIP_PRESSES):
-        codes = [rng.randrange(ADC_MAX + 1) for _ in range(model.reads)]
-        w = rig.press(image, codes, PRESS_S)
-        work.out.presses += 1
-        face, after = model.press(image, codes)
-        if (w.face, w.after) != (face, after):
-            work.violate(
-                (
-                    "model",
-                    f"a press from a hostile image: the chip showed {w.face} and stored"
-                    f" {w.after.hex()}; its model {face} and {after.hex()}",
-                ),
-                work.replay(image, codes, [step(w.end - w.start, None)]),
-            )
+        after = _press_as_modelled(work, image, rng)
+        if after is None:
             return
         image = after
+
+
+def _press_as_modelled(work: Work, image: bytes, rng: random.Random) -> bytes | None:
+    """A press with random codes that must do what the model does: the image
+    it left (None: it did not, a violation)."""
+    codes = [rng.randrange(ADC_MAX + 1) for _ in range(work.model.reads)]
+    w = work.rig.press(image, codes, PRESS_S)
+    work.out.presses += 1
+    found = judge_model(work.model, image, codes, w.face, w.after)
+    if found is not None:
+        work.violate(found, work.replay(image, codes, [step(w.end - w.start, None)]))
+        return None
+    return w.after
 
 
 def run_g5(work: Work) -> None:
@@ -372,14 +374,9 @@ def _judge(model: DieModel, before: bytes, p: _Pressed) -> tuple[str, str] | Non
         return "I4", f"no face lit within {_HOLD_S} s of power-on"
     if not 1 <= p.face <= 6:
         return "G6", f"the die showed face {p.face}"
-    if len(p.codes) != model.reads:
-        return "model", f"the firmware converted {len(p.codes)} times, its model {model.reads}"
-    face, after = model.press(before, p.codes)
-    if (p.face, p.after) != (face, after):
-        return "model", (
-            f"the chip showed {p.face} and stored {p.after.hex()}; its model {face}"
-            f" and {after.hex()}"
-        )
+    found = judge_model(model, before, p.codes, p.face, p.after)
+    if found is not None:
+        return found
     if not _table_step(model, before, p.after, p.face):
         t0, t1 = model.table(before), model.table(p.after)
         return "G6", (
@@ -458,19 +455,7 @@ def _refused(work: Work, starts: Sequence[tuple[str, bytes]], presses: int) -> N
                 work.replay(image, p.codes, [step(p.cycles, None)]),
             )
         work.out.presses += 1
-        codes = [rng.randrange(ADC_MAX + 1) for _ in range(model.reads)]
-        w = rig.press(image, codes, PRESS_S)
-        work.out.presses += 1
-        face, after = model.press(image, codes)
-        if (w.face, w.after) != (face, after):
-            work.violate(
-                (
-                    "model",
-                    f"after a refused press the chip showed {w.face} and stored"
-                    f" {w.after.hex()}; its model {face} and {after.hex()}",
-                ),
-                work.replay(image, codes, [step(w.end - w.start, None)]),
-            )
+        _press_as_modelled(work, image, rng)  # the next press is the model's
 
 
 def _search(

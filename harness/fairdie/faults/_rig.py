@@ -86,7 +86,6 @@ class Rig:
         self.size = self.chip.eeprom_size
         self._vcc = self.chip.vcc_mv
         self._window = self.die.window
-        self.boots = 0
 
     # ---- pressing ------------------------------------------------------------
 
@@ -200,7 +199,6 @@ class Rig:
         """Power on with ``image``: the face and when it lit, and the image
         the press stored (I4: a face within BOOT_LIMIT_S)."""
         chip = self.chip
-        self.boots += 1
         self._start(image, BOOT_CODES * self.model.reads)
         start = chip.cycle
         chip.run(seconds=BOOT_LIMIT_S)

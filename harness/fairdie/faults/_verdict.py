@@ -22,7 +22,7 @@ from fairdie.faults._target import BOOT_LIMIT_S
 if TYPE_CHECKING:
     from fairdie.faults._rig import Boot
 
-__all__ = ["Expect", "Violation", "judge_boot"]
+__all__ = ["Expect", "Violation", "judge_boot", "judge_model"]
 
 
 @dataclass(frozen=True)
@@ -65,16 +65,23 @@ class Expect:
         )
 
 
+def judge_model(
+    model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
+) -> tuple[str, str] | None:
+    """Whether a whole press from ``before`` showed and stored what the model does."""
+    if len(codes) != model.reads:
+        return "model", f"the firmware converted {len(codes)} times, its model {model.reads}"
+    want_face, want = model.press(before, codes)
+    if (face, after) != (want_face, want):
+        return "model", (
+            f"the chip showed {face} and stored {after.hex()}; its model {want_face}"
+            f" and {want.hex()}"
+        )
+    return None
+
+
 def judge_boot(model: DieModel, image: bytes, boot: Boot) -> tuple[str, str] | None:
     """I4 for one booted image."""
     if boot.face is None or not 1 <= boot.face <= 6:
         return "I4", f"no face lit within {BOOT_LIMIT_S} s of power-on"
-    if len(boot.codes) != model.reads:
-        return "model", f"the firmware converted {len(boot.codes)} times, its model {model.reads}"
-    face, after = model.press(image, boot.codes)
-    if (boot.face, boot.after) != (face, after):
-        return "model", (
-            f"the chip showed {boot.face} and stored {boot.after.hex()}; its model {face}"
-            f" and {after.hex()}"
-        )
-    return None
+    return judge_model(model, image, boot.codes, boot.face, boot.after)

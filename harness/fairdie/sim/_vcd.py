@@ -37,7 +37,18 @@ from vcd import VCDWriter
 
 from fairdie.sim._types import Event, EventKind, Level, parse_pin
 
-__all__ = ["SIGNALS", "ChipState", "signals_for", "write_vcd"]
+__all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "signals_for", "write_vcd"]
+
+#: the event kinds a VCD shows: pins, sleep, EEPROM writes, conversions and power
+VCD_KINDS = (
+    EventKind.PIN
+    | EventKind.SLEEP
+    | EventKind.WAKE
+    | EventKind.EEPROM_START
+    | EventKind.EEPROM_DONE
+    | EventKind.ADC
+    | EventKind.POWER
+)
 
 #: every signal and its width in bits, in the order they are declared
 SIGNALS: dict[str, int] = {

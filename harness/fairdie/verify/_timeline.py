@@ -21,22 +21,14 @@ from typing import TYPE_CHECKING, Any
 from fairdie.board import Board
 from fairdie.sim import EventKind, PinChange, Until
 from fairdie.sim._regs import bit_location
+from fairdie.sim._vcd import VCD_KINDS
 
 if TYPE_CHECKING:
     from fairdie.sim import Chip
 
 __all__ = ["Sleep", "Timeline", "record_press"]
 
-_KINDS = (
-    EventKind.PIN
-    | EventKind.SLEEP
-    | EventKind.WAKE
-    | EventKind.EEPROM_START
-    | EventKind.EEPROM_DONE
-    | EventKind.ADC
-    | EventKind.POWER
-    | EventKind.RESET
-)
+_KINDS = VCD_KINDS | EventKind.RESET
 _STOPS = Until(kinds=EventKind.SLEEP | EventKind.ADC)
 _CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
 #: mode names by SM bits: two bits on the ATtiny parts, three on the ATmega ones
