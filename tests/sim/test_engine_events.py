@@ -268,8 +268,10 @@ def test_stray_accesses_stay_inside_our_buffers(build_test_firmware, fixed):
     r = subprocess.run(args, capture_output=True, text=True, timeout=120)
     if fixed:
         assert r.returncode == 0 and r.stdout.strip() == "clean", r.stderr[-500:]
-    else:  # simavr 1.6 alone writes past its data buffer: the heap is corrupted
-        assert r.returncode < 0 and "Traceback" not in r.stderr, r.stderr[-500:]
+    else:  # simavr 1.6 alone writes past its data buffer: the heap is corrupted,
+        # and the process dies of it (how it shows, a signal or an allocation
+        # that fails first, depends on what the heap held)
+        assert r.returncode != 0 and "clean" not in r.stdout, (r.returncode, r.stderr[-500:])
 
 
 # ---- polling loops skipped whole --------------------------------------------------------
