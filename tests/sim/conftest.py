@@ -52,3 +52,45 @@ def make_chip(build_test_firmware: Callable[..., Any]) -> Callable[..., Any]:
         return chip
 
     return _make
+
+
+@pytest.fixture
+def on_a_terminal() -> Callable[..., tuple[int, bytes]]:
+    """``on_a_terminal(*args)``: run the CLI with its stderr on a pseudo-terminal."""
+    return _stderr_on_a_terminal
+
+
+def _stderr_on_a_terminal(*args: str, timeout: float = 300) -> tuple[int, bytes]:
+    """Run ``python -m fairdie.cli ARGS`` with its stderr on a pseudo-terminal:
+    its exit status and what it drew there."""
+    import os
+    import pty
+    import select
+    import subprocess
+    import sys
+
+    main, sub = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fairdie.cli", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=sub,
+    )
+    os.close(sub)
+    seen = b""
+    try:  # read while it runs: the terminal keeps nothing once its last writer is gone
+        while True:
+            ready, _, _ = select.select([main], [], [], timeout)
+            if not ready:
+                break
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # EIO: the command closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(main)
+        rc = proc.wait(timeout=timeout)
+    return rc, seen

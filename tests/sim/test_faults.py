@@ -152,3 +152,10 @@ def test_only_power_removal_tears_a_watchdog_reset_lets_the_write_finish(make_ch
     done = chip.stop_event
     assert done is not None and (done.a, done.b, done.c) == (0, 0x5A, 0)  # stored, not cut
     assert chip.eeprom[0] == 0x5A
+
+
+def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, capsys):
+    rc, seen = on_a_terminal("faults", "--campaign", "G1", "--quick")
+    assert rc == 0 and b"unit" in seen and b"/6" in seen, seen  # tqdm's bar: 6 units
+    assert main(["faults", "--campaign", "G1", "--quick", "--json"]) == 0
+    assert capsys.readouterr().err == ""  # --json: no bar

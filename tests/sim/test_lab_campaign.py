@@ -118,35 +118,9 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
     assert r.stderr.count("\n") == 1 and "error" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_progress_bar_shows_on_a_terminal_only() -> None:
-    import os
-    import pty
-    import select
-
-    main, sub = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fairdie.cli", "lab", "campaign", "--presses", "60"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=sub,
-    )
-    os.close(sub)
-    seen = b""
-    try:  # read while it runs: the terminal keeps nothing once its last writer is gone
-        while True:
-            ready, _, _ = select.select([main], [], [], 300)
-            if not ready:
-                break
-            try:
-                chunk = os.read(main, 4096)
-            except OSError:  # EIO: the campaign closed the terminal
-                break
-            if not chunk:
-                break
-            seen += chunk
-    finally:
-        os.close(main)
-        assert proc.wait(timeout=300) == 0
+def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal) -> None:
+    rc, seen = on_a_terminal("lab", "campaign", "--presses", "60")
+    assert rc == 0
     assert b"0/60" in seen and b"press/s" in seen, seen  # tqdm's bar, on the terminal
     quiet = _cli("campaign", "--presses", "60")
     assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal: no bar

@@ -256,3 +256,8 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str)
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
     assert err.startswith("fairdie: error: ") and err.count("\n") == 1 and message in err
+
+
+def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):
+    rc, seen = on_a_terminal("verify", "--only", "faces")
+    assert rc == 0 and b"%" in seen and b"/100" in seen, seen  # tqdm's bar, on the terminal
