@@ -97,7 +97,11 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="fairdie", description="Cycle-accurate AVR test harness: the fair die in emulation."
+        prog="fairdie",
+        description="Cycle-accurate AVR test harness: the fair die in emulation.",
+        epilog="Also, each with its own --help: fairdie verify (check a build before burning"
+        " it), fairdie debug (avr-gdb), fairdie faults (power-cut campaigns), fairdie lab"
+        " search|campaign (fairness).",
     )
     p.add_argument(
         "-v",

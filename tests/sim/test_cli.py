@@ -201,3 +201,17 @@ def test_press_the_seed_variant(capsys):
         f, image = model.press(image, (code_for_mv(1000, 3000),))
         assert f == face
     assert r["counts"] == list(model.table(image))
+
+
+def test_help_names_the_commands_with_parsers_of_their_own(capsys):
+    def status(*argv: str) -> int | str | None:
+        try:
+            return main(list(argv))
+        except SystemExit as e:  # argparse's --help exits
+            return e.code
+
+    assert status("--help") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for command in ("verify", "debug", "faults", "lab search"):
+        assert f"fairdie {command}" in out
+        assert status(*command.split(), "--help") == 0
