@@ -59,7 +59,8 @@ RECOVERY_WINDOW = 20
 #: Single corrupt bytes and random bytes only ever invalidate a fair record (its
 #: check and gate cover all of it): 0 presses over the full tier. Spliced
 #: images, valid records from laps apart, take up to 24 presses (the full
-#: tier, seed 0): some two laps of the ring, the margin most of a third. The seed's counters, written in place, always take 0.
+#: tier, seed 0): some two laps of the ring, the margin most of a third. The
+#: seed's counters, written in place, always take 0.
 RECOVERY_BOUND = 30
 #: presses tried before an image counts as never recovering
 _RECOVERY_LIMIT = RECOVERY_BOUND + 2 * RECOVERY_WINDOW
