@@ -14,6 +14,8 @@ __all__ = [
     "MAX_JOBS",
     "BadInput",
     "Parser",
+    "add_spread_options",
+    "add_target_options",
     "int_at_least",
     "int_in",
     "parse",
@@ -36,17 +38,17 @@ class Parser(argparse.ArgumentParser):
 
 
 def int_in(lo: int, hi: int | None = None) -> Callable[[str], int]:
-    """A whole number in ``lo..hi`` (no upper bound when ``hi`` is None)."""
+    """A whole number in ``lo..hi`` (no upper bound when ``hi`` is None); the
+    argument parsers of every subcommand use it."""
 
     def check(text: str) -> int:
-        try:
-            v = int(text)
+        try:  # decimal, or with a 0x / 0o / 0b prefix
+            v = int(text, 0) if text.strip()[:2].lower() in ("0x", "0o", "0b") else int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if v < lo:
-            raise argparse.ArgumentTypeError(f"{v} is below {lo}")
-        if hi is not None and v > hi:
-            raise argparse.ArgumentTypeError(f"{v} is above {hi}")
+        if v < lo or (hi is not None and v > hi):
+            span = f"{lo}..{'' if hi is None else hi}"
+            raise argparse.ArgumentTypeError(f"{v} is out of range ({span})")
         return v
 
     return check
@@ -64,6 +66,26 @@ def scheduler_address(text: str) -> str:
             f"{text!r} is not a scheduler address such as tcp://host:8786"
         )
     return text.strip()
+
+
+def add_target_options(p: argparse.ArgumentParser, *, doing: str) -> None:
+    """``--variant``, ``--firmware``, ``--board``: which die a run ``doing`` something uses."""
+    p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
+    p.add_argument("--firmware", help=f"an ELF or HEX to {doing} instead of our build")
+    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
+
+
+def add_spread_options(p: argparse.ArgumentParser, *, pieces: str) -> None:
+    """``--jobs``, ``--scheduler``: where a run's ``pieces`` go (fairdie._pool)."""
+    p.add_argument(
+        "--jobs", type=int_in(1, MAX_JOBS), default=1, help="local processes (default 1)"
+    )
+    p.add_argument(
+        "--scheduler",
+        type=scheduler_address,
+        metavar="ADDRESS",
+        help=f"run the {pieces} on this Dask scheduler",
+    )
 
 
 def parse(parser: Parser, argv: list[str]) -> argparse.Namespace | int:

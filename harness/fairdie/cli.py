@@ -16,6 +16,7 @@ from typing import Any
 
 from fairdie._art import draw_dice as _draw
 from fairdie._art import draw_table as _table
+from fairdie._cmdline import int_in
 from fairdie.device import MAX_HOLD_S
 from fairdie.errors import FairdieError
 
@@ -24,19 +25,6 @@ __all__ = ["main"]
 #: the board each build of die_t13a runs on (the seed build: the direct wiring)
 _VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex", "seed": "die-direct"}
 _MAX_COUNT = 1_000_000
-
-
-def _int_in(lo: int, hi: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            v = int(text, 0)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{v} is out of range ({lo}..{hi})")
-        return v
-
-    return parse
 
 
 def _counts(text: str) -> bytes:
@@ -81,12 +69,12 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the button that rolls the die (default: the board's [die] roll, else its power)",
     )
-    p.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
     p.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default=None)
     p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
     p.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
     p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
-    p.add_argument("--f-cpu", type=_int_in(1_000, 32_000_000), metavar="HZ")
+    p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ")
     p.add_argument(
         "--counts",
         type=_counts,
@@ -118,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     add_build_arguments(b)  # the same command as python -m fairdie.toolchain
 
     pr = sub.add_parser("press", help="press the emulated die N times")
-    pr.add_argument("--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N")
+    pr.add_argument("--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N")
     pr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
     _add_die_options(pr)
     pr.add_argument("--json", action="store_true", help="print one JSON object")
@@ -131,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     tr.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD to write")
     tr.add_argument(
-        "--count", type=_int_in(1, _MAX_COUNT), default=1, metavar="N", help="record press N"
+        "--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N", help="record press N"
     )
     tr.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
     _add_die_options(tr)
@@ -147,13 +135,13 @@ def _parser() -> argparse.ArgumentParser:
     _add_die_options(ro)
 
     be = sub.add_parser("bench", help="measure the engine's speed")
-    be.add_argument("--cycles", type=_int_in(1_000_000, 10**10), default=20_000_000)
-    be.add_argument("--rounds", type=_int_in(1, 100), default=7)
+    be.add_argument("--cycles", type=int_in(1_000_000, 10**10), default=20_000_000)
+    be.add_argument("--rounds", type=int_in(1, 100), default=7)
     be.add_argument("--json", action="store_true", help="print one JSON object")
 
     de = sub.add_parser("demo", help="build the die, press it a few dozen times, show the table")
-    de.add_argument("--count", type=_int_in(1, 1000), default=36, metavar="N")
-    de.add_argument("--seed", type=_int_in(0, 2**63 - 1), default=1, metavar="S")
+    de.add_argument("--count", type=int_in(1, 1000), default=36, metavar="N")
+    de.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1, metavar="S")
     de.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), default="direct")
     return p
 

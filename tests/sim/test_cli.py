@@ -8,19 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from simsupport import run
 
 from fairdie.cli import main
 from fairdie.die._models import FairModel, SeedModel
 from fairdie.noise import code_for_mv
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        rc = main(list(argv))
-    except SystemExit as e:  # argparse's own errors
-        rc = int(e.code or 0)
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])

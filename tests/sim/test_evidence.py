@@ -9,10 +9,9 @@ import shlex
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import pytest
-from vcd.reader import TokenKind, tokenize
+from simsupport import read_vcd
 
 # Imported here, once: pytester drops the modules an inner run imported (see
 # test_plugin.py), and the engine must stay the one the compiled module calls.
@@ -29,25 +28,6 @@ def test_passes(die):
     assert die.roll(0.1).face in range(1, 7)
 """
 PRESS = "fairdie press --board die-direct --seed 11 --noise stuck:1000 --count 3 --hold 0.2"
-
-
-def read_vcd(path: Path) -> dict[str, list[tuple[int, Any]]]:
-    """Each variable's changes (time, value) by name, with pyvcd's tokenizer."""
-    names: dict[str, str] = {}
-    waves: dict[str, list[tuple[int, Any]]] = {}
-    t = 0
-    with path.open("rb") as f:
-        for tok in tokenize(f):
-            if tok.kind is TokenKind.VAR:
-                names[tok.var.id_code] = tok.var.reference
-                waves[tok.var.reference] = []
-            elif tok.kind is TokenKind.CHANGE_TIME:
-                t = tok.time_change
-            elif tok.kind is TokenKind.CHANGE_SCALAR:
-                waves[names[tok.scalar_change.id_code]].append((t, tok.scalar_change.value))
-            elif tok.kind is TokenKind.CHANGE_VECTOR:
-                waves[names[tok.vector_change.id_code]].append((t, tok.vector_change.value))
-    return waves
 
 
 def properties(xml: Path) -> dict[str, dict[str, list[str]]]:
@@ -93,7 +73,7 @@ def test_a_failing_die_test_leaves_its_replay_and_vcd_next_to_the_junit_xml(
     # same press, pin edge for pin edge, conversion for conversion
     again = tmp_path / "again.vcd"
     assert fairdie.cli.main(["trace", "--vcd", str(again), *shlex.split(PRESS)[2:]]) == 0
-    evidence, traced = read_vcd(vcd), read_vcd(again)
+    evidence, traced = read_vcd(vcd)[1], read_vcd(again)[1]
     assert [n for n in evidence if n.startswith("P")] == ["PB0", "PB1", "PB2", "PB3"]
     assert "sleep" not in evidence  # cheap: the plugin's dice do not record sleep
     assert set(evidence) < set(traced)
@@ -124,7 +104,7 @@ def test_a_chip_test_under_xdist_writes_to_the_evidence_option(
     got = properties(xml)["test_pb0"]
     assert got["fairdie_vcd"] == [str(vcd)] and got["fairdie_seed"] == ["0"]
     assert "fairdie_press" not in got
-    waves = read_vcd(vcd)
+    waves = read_vcd(vcd)[1]
     assert {"PB0", "power", "sleep", "adc", "eeprom_busy"} <= set(waves)
     assert waves["power"][-1][1] == "1" and len(waves["PB0"]) > 1
     assert not (tmp_path / "fairdie-evidence").exists()
@@ -167,7 +147,7 @@ def test_without_junit_the_evidence_goes_under_the_basetemp(
             "die (seed 0): no fairdie press equivalent: its noise is a model object, not a name",
         ]
     )
-    (on, _), (off, _) = read_vcd(held)["power"][-2:]
+    (on, _), (off, _) = read_vcd(held)[1]["power"][-2:]
     assert off - on == pytest.approx(hold * 1e9, abs=10_000)
     assert (base / "fairdie-evidence" / "test_held.test_a_model.vcd").is_file()
 
@@ -192,4 +172,4 @@ def test_the_evidence_option_forms(
     r = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert r.parseoutcomes() == {"failed": 1}
     r.stdout.fnmatch_lines([f"*AssertionError: assert '{form}' == 'nowhere'*"])
-    assert read_vcd(where / "test_form.test_fails.vcd")["power"][-1][1] == "1"
+    assert read_vcd(where / "test_form.test_fails.vcd")[1]["power"][-1][1] == "1"

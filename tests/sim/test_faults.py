@@ -99,13 +99,13 @@ def test_cli_violations_exit_1_and_print_their_replay(capsys):
     ("argv", "message"),
     [
         (["--campaign", "G9"], "invalid choice: 'G9'"),
-        (["--jobs", "0"], "0 is below 1"),
+        (["--jobs", "0"], "0 is out of range (1.."),
         (["--seed", "x"], "not a whole number"),
         (["--replay", "nonsense"], "not a replay id"),
         (["--variant", "seed", "--firmware", "x.elf"], "not both"),
         (["--variant", "nope"], "nope"),
         (["--scheduler", "nonsense"], "not a scheduler address"),
-        (["--jobs", "100000"], "above 256"),
+        (["--jobs", "100000"], "out of range (1..256)"),
         (["--board", "die-charlieplex", "--variant", "direct"], "charlieplexed"),
     ],
 )

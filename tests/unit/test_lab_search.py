@@ -183,15 +183,18 @@ def test_simulate_option(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--values", "1", "--samples", "5", "--entropy", "0.5"], "below 2"),
+        (["--values", "1", "--samples", "5", "--entropy", "0.5"], "1 is out of range (2.."),
         (["--values", "x", "--samples", "5", "--entropy", "0.5"], "not a whole number"),
-        (["--values", "3", "--samples", "0", "--entropy", "0.5"], "below 1"),
+        (["--values", "3", "--samples", "0", "--entropy", "0.5"], "0 is out of range (1.."),
         (["--values", "3", "--samples", "2.5", "--entropy", "0.5"], "not a whole number"),
         (["--values", "3", "--samples", "5", "--entropy", "1.5"], "outside 0..1"),
         (["--values", "3", "--samples", "5", "--entropy", "-0.1"], "outside 0..1"),
         (["--values", "3", "--samples", "5", "--entropy", "nan"], "outside 0..1"),
         (["--values", "3", "--samples", "5", "--entropy", "high"], "not a number"),
-        (["--values", "3", "--samples", "5", "--entropy", "0.5", "--simulate", "1"], "below 2"),
+        (
+            ["--values", "3", "--samples", "5", "--entropy", "0.5", "--simulate", "1"],
+            "1 is out of range (2..",
+        ),
         (["--values", "3", "--samples", "5", "--entropy", "0.5", "--seed", "s"], "invalid int"),
         (["--values", "3", "--samples", "5"], "--entropy"),
         (["--values", "3", "--samples", "5", "--entropy", "0.5", "--bogus"], "unrecognized"),

@@ -19,10 +19,10 @@ import argparse
 import errno
 import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
+from fairdie._cmdline import BadInput, Parser, int_in
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -35,15 +35,6 @@ PROG = "fairdie debug"
 DEFAULT_PORT = 1234
 
 
-class _BadInput(Exception):
-    """A usage error, reported as one line."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:
-        raise _BadInput(message)
-
-
 def _port(text: str) -> int:
     try:
         v = int(text, 10)
@@ -54,23 +45,10 @@ def _port(text: str) -> int:
     return v
 
 
-def _whole(lo: int, hi: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            v = int(text, 0)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if not lo <= v <= hi:
-            raise argparse.ArgumentTypeError(f"{v} is out of range ({lo}..{hi})")
-        return v
-
-    return parse
-
-
-def _parser() -> _Parser:
+def _parser() -> Parser:
     from fairdie.cli import _VARIANT_BOARDS
 
-    p = _Parser(
+    p = Parser(
         prog=PROG,
         description="Run a firmware (default: the die) under a GDB remote stub for avr-gdb.",
     )
@@ -90,9 +68,9 @@ def _parser() -> _Parser:
         "--mcu", help="run FIRMWARE on this MCU, without a board (when the file does not say)"
     )
     p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
-    p.add_argument("--f-cpu", type=_whole(1_000, 32_000_000), metavar="HZ")
+    p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ")
     p.add_argument("--noise", metavar="MODEL", help="what the die's analog input reads")
-    p.add_argument("--seed", type=_whole(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
     return p
 
 
@@ -158,7 +136,7 @@ def debug_main(argv: list[str]) -> int:
                     " (--port 0 picks a free one)"
                 ) from None
             raise FairdieError(f"cannot listen on {HOST}:{a.port}: {e.strerror}") from None
-    except (_BadInput, FairdieError) as e:
+    except (BadInput, FairdieError) as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
     fw = chip.firmware.path

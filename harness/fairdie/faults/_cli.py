@@ -15,7 +15,14 @@ import json
 import sys
 from typing import Any
 
-from fairdie._cmdline import MAX_JOBS, Parser, int_in, parse, progress_bar, scheduler_address
+from fairdie._cmdline import (
+    Parser,
+    add_spread_options,
+    add_target_options,
+    int_in,
+    parse,
+    progress_bar,
+)
 from fairdie.errors import FairdieError
 
 __all__ = ["faults_main"]
@@ -36,18 +43,8 @@ def _parser(campaigns: list[str]) -> Parser:
         help="a campaign (repeat for more; default all)",
     )
     p.add_argument("--quick", action="store_true", help="the quick tier (as make test runs it)")
-    p.add_argument(
-        "--jobs", type=int_in(1, MAX_JOBS), default=1, help="local processes (default 1)"
-    )
-    p.add_argument(
-        "--scheduler",
-        type=scheduler_address,
-        metavar="ADDRESS",
-        help="run the units on this Dask scheduler",
-    )
-    p.add_argument("--variant", help="build of the board's firmware (e.g. seed)")
-    p.add_argument("--firmware", help="an ELF or HEX instead of our build")
-    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
+    add_spread_options(p, pieces="units")
+    add_target_options(p, doing="cut")
     p.add_argument("--seed", type=int_in(0, 2**64 - 1), default=0, help="campaign seed (default 0)")
     p.add_argument("--replay", metavar="ID", help="run one violation again from its id")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

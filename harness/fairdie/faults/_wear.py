@@ -31,7 +31,7 @@ from fairdie.faults._ids import step
 from fairdie.faults._images import ERASED
 from fairdie.faults._rig import Target
 from fairdie.faults._work import Unit, Work
-from fairdie.lab._campaign import Campaign, _code_table, _conversion_instants, _noise
+from fairdie.lab._campaign import Campaign, campaign_noise, code_table, conversion_instants
 
 __all__ = ["LIFE_GOAL", "WEAR_NOISES", "WRITE_CYCLES", "FaceFirst", "plan_g7", "run_g7"]
 
@@ -124,7 +124,7 @@ class FaceFirst:
 def _instants(work: Work) -> tuple[int, list[float]]:
     got = _INSTANTS.get(work.target)
     if got is None:
-        got = _INSTANTS[work.target] = _conversion_instants(work.rig.die)
+        got = _INSTANTS[work.target] = conversion_instants(work.rig.die)
     return got
 
 
@@ -144,14 +144,14 @@ def run_g7(work: Work) -> None:
     rig, model = work.rig, work.model
     vcc = rig.chip.vcc_mv
     campaign = Campaign(presses=first + presses, noise=spec, seed=seed, board=work.target.board)
-    noise: Any = _noise(campaign, FaceFirst(model), vcc)
+    noise: Any = campaign_noise(campaign, FaceFirst(model), vcc)
     channel, instants = _instants(work)
     at = [0]
     bind = getattr(noise, "bind_clock", None)
     if bind is not None:  # hum: the conversion's instant in the press, as on the chip
         bind(lambda: instants[min(at[0], len(instants) - 1)])
     prepare = getattr(noise, "prepare", None)
-    code = _code_table(int(vcc))
+    code = code_table(int(vcc))
     reads = range(model.reads)
     counts = [0] * rig.size
     #: per address: the last press that wrote it (image before, codes)

@@ -31,7 +31,16 @@ from fairdie.lab._public import public_view
 from fairdie.lab._systems import Deck, Dice, DynamicDice, System
 from fairdie.noise import NoiseModel, code_for_mv, mv_table, parse_noise
 
-__all__ = ["REFERENCE_D", "Campaign", "CampaignError", "CampaignResult", "run_campaign"]
+__all__ = [
+    "REFERENCE_D",
+    "Campaign",
+    "CampaignError",
+    "CampaignResult",
+    "campaign_noise",
+    "code_table",
+    "conversion_instants",
+    "run_campaign",
+]
 
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
 REFERENCE_D = 0.355
@@ -119,7 +128,7 @@ def _die(c: Campaign, image: bytes) -> Any:
     return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed, eeprom=image)
 
 
-def _noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
+def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
     if c.noise.strip().lower() == "adversarial":
         if model is None:
             raise CampaignError(
@@ -145,7 +154,7 @@ def _run_shard(shard: _Shard) -> _ShardResult:
             _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
         )
     else:  # no model: one shard, reading the noise itself (never adversarial)
-        die.set_noise(_noise(c, None, die.chip.vcc_mv))
+        die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
     die.presses = shard.start
     faces = bytearray(die.roll(_HOLD_S).face or 0 for _ in range(shard.count))
     return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
@@ -158,7 +167,7 @@ class _ModelRun:
     codes: array[int] = field(default_factory=lambda: array("H"))
 
 
-def _conversion_instants(die: Any) -> tuple[int, list[float]]:
+def conversion_instants(die: Any) -> tuple[int, list[float]]:
     """The analog channel and the seconds after power-on at which one press of
     this (fresh) die converts: the firmware converts at fixed instants."""
     die.set_noise("uniform")
@@ -170,7 +179,7 @@ def _conversion_instants(die: Any) -> tuple[int, list[float]]:
     return channel, [(a.cycle - start) / chip.frequency for a in log]
 
 
-def _code_table(vcc: int) -> Callable[[float], int]:
+def code_table(vcc: int) -> Callable[[float], int]:
     """``mv -> code`` as the chip converts (whole millivolts, then simavr's
     floor(mv * 1023 / vcc)), by table: the model run converts every reading."""
     table = [code_for_mv(mv, vcc) for mv in range(vcc + 1)]
@@ -185,13 +194,13 @@ def _code_table(vcc: int) -> Callable[[float], int]:
 def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
     model: DieModel = probe.model
     vcc_mv = probe.chip.vcc_mv
-    channel, instants = _conversion_instants(probe)
+    channel, instants = conversion_instants(probe)
     if len(instants) != model.reads:
         raise CampaignError(
             f"the firmware converted {len(instants)} times in a press; its model"
             f" {model.name!r} expects {model.reads}"
         )
-    noise = _noise(c, model, vcc_mv)
+    noise = campaign_noise(c, model, vcc_mv)
     at = [0]
     bind = getattr(noise, "bind_clock", None)
     if bind is not None:
@@ -203,7 +212,7 @@ def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
     out = _ModelRun()
     image = _ERASED
     wanted = set(cuts)
-    code = _code_table(int(vcc_mv))
+    code = code_table(int(vcc_mv))
     for k in range(c.presses):
         if k in wanted:
             out.images[k] = image
@@ -264,7 +273,7 @@ def run_campaign(
     probe = _die(c, _ERASED)
     model: DieModel | None = probe.model
     vcc = probe.chip.vcc_mv
-    _noise(c, model, vcc)  # a bad noise spec fails before any work
+    campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
     workers = max(jobs, 1) if not scheduler else 8
     count = 1 if model is None else min(c.presses, max(1, workers * 4))
     cuts = [c.presses * i // count for i in range(count)]

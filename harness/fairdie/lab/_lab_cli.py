@@ -14,7 +14,14 @@ import json
 import sys
 from typing import Any
 
-from fairdie._cmdline import MAX_JOBS, Parser, int_in, parse, progress_bar, scheduler_address
+from fairdie._cmdline import (
+    Parser,
+    add_spread_options,
+    add_target_options,
+    int_in,
+    parse,
+    progress_bar,
+)
 from fairdie.lab._search import search
 
 __all__ = ["campaign_main", "lab_main", "search_main"]
@@ -127,18 +134,8 @@ def _campaign_parser() -> Parser:
     p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
     p.add_argument("--noise", default="floating", help="noise model (default floating)")
     p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
-    p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
-    p.add_argument("--firmware", help="an ELF or HEX to press instead of our build")
-    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
-    p.add_argument(
-        "--jobs", type=int_in(1, MAX_JOBS), default=1, help="local processes (default 1)"
-    )
-    p.add_argument(
-        "--scheduler",
-        type=scheduler_address,
-        metavar="ADDRESS",
-        help="run the shards on this Dask scheduler",
-    )
+    add_target_options(p, doing="press")
+    add_spread_options(p, pieces="shards")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
