@@ -92,3 +92,15 @@ def test_outcomes_merge_figures_and_keep_a_bounded_list():
     a.merge(b)
     assert a.figures == {"hold_s_max": 11.0, "hold_s_min": 0.5, "cuts_in_writes": 7}
     assert len(a.images) == 2 and a.violation_count == KEEP + 5 and len(a.violations) == KEEP
+
+
+def test_a_unit_replay_id_carries_the_units_arguments():
+    from fairdie.faults._ids import unit_args, unit_step
+
+    args = ("biased", "biased:3,1", 0, 2000, 200, 7)
+    text = replay_id("G7", Target(variant="seed"), b"", [], [unit_step(args)])
+    assert unit_args(text) == args
+    assert parse_replay(text)[:2] == ("G7", Target(variant="seed"))
+    assert unit_args(replay_id("G1", Target(), b"\xff", [1], [step(5, 1)])) is None
+    with pytest.raises(FaultsError, match="not a replay id"):
+        unit_args("G7~die-direct~~~~unit=zz")

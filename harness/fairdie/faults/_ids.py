@@ -4,16 +4,19 @@
 ``@`` and a firmware path, IMAGE the starting EEPROM in hex, CODES the ADC
 codes every press reads (three hex digits each), and STEPS the presses, each
 ``c<cycles>t<torn>`` (cut that many cycles after power-on, the byte in flight
-left at ``torn``, two hex digits, or ``--`` for "lost") or ``boot``.
+left at ``torn``, two hex digits, or ``--`` for "lost") or ``boot``; or a
+whole campaign unit to run again (``unit=`` and its arguments), for a
+violation that no single press shows.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from fairdie.faults._target import FaultsError, Target
 
-__all__ = ["parse_replay", "replay_id", "step"]
+__all__ = ["parse_replay", "replay_id", "step", "unit_args", "unit_step"]
 
 
 def _codes_hex(codes: Sequence[int]) -> str:
@@ -33,6 +36,23 @@ def step(cycles: int, torn: int | None) -> str:
     return f"c{cycles}t{'--' if torn is None else f'{torn:02x}'}"
 
 
+def unit_step(args: Sequence[object]) -> str:
+    """The step that reruns a whole campaign unit (a violation no single cut
+    shows, such as G7's wear): its arguments, as hex of their JSON."""
+    return "unit=" + json.dumps(list(args), separators=(",", ":")).encode().hex()
+
+
+def unit_args(text: str) -> tuple[object, ...] | None:
+    """The unit arguments a replay id names (None: it names cuts or a boot)."""
+    steps = text.strip().rsplit("~", 1)[-1]
+    if not steps.startswith("unit="):
+        return None
+    try:
+        return tuple(json.loads(bytes.fromhex(steps[5:])))
+    except ValueError:
+        raise FaultsError(f"not a replay id: {text!r}") from None
+
+
 def parse_replay(
     text: str,
 ) -> tuple[str, Target, bytes, list[int], list[tuple[int, int | None] | None]]:
@@ -46,6 +66,8 @@ def parse_replay(
         codes = [int(codes_hex[i : i + 3], 16) for i in range(0, len(codes_hex), 3)]
         steps: list[tuple[int, int | None] | None] = []
         for s in steps_text.split(","):
+            if s.startswith("unit="):
+                continue  # fairdie.faults._run.replay reruns the unit (unit_args)
             if s == "boot":
                 steps.append(None)
                 continue

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from fairdie._pool import map_work
 from fairdie.faults import _cuts, _hostile, _wear
-from fairdie.faults._ids import parse_replay
+from fairdie.faults._ids import parse_replay, unit_args
 from fairdie.faults._outcome import Outcome
 from fairdie.faults._target import FaultsError, Target
 from fairdie.faults._verdict import Expect, Violation, judge_boot
@@ -100,7 +100,12 @@ def run_faults(
 
 def replay(text: str) -> list[Violation]:
     """Run the cuts a replay id names, judging each: the violations found."""
-    _, target, image, codes, steps = parse_replay(text)
+    campaign, target, image, codes, steps = parse_replay(text)
+    args = unit_args(text)
+    if args is not None:
+        if campaign not in CAMPAIGNS:
+            raise FaultsError(f"not a replay id: {text!r} (no campaign {campaign!r})")
+        return _run_unit(Unit(campaign, target, args)).violations
     rig = rig_for(target)
     found: list[Violation] = []
     for s in steps:

@@ -154,9 +154,6 @@ def run_g7(work: Work) -> None:
     code = code_table(int(vcc))
     reads = range(model.reads)
     counts = [0] * rig.size
-    #: per address: the last press that wrote it (image before, codes)
-    last: dict[int, tuple[bytes, list[int]]] = {}
-    press_cycles = rig.chip.cycles_for(PRESS_S)
     image = ERASED
     mismatches = 0
     for k in range(first, first + presses):
@@ -174,7 +171,6 @@ def run_g7(work: Work) -> None:
         written = _written(image, after)
         for a in written:
             counts[a] += 1
-            last[a] = (image, codes)
         if k - first < chip_presses and mismatches < 3:
             w = rig.press(image, codes, PRESS_S)
             work.out.presses += 1
@@ -200,13 +196,12 @@ def run_g7(work: Work) -> None:
     work.out.figure(f"wear_{label}_per_press_max", most / presses)
     work.out.figure(f"wear_{label}_presses_min", life)
     if life < LIFE_GOAL:
-        before, codes = last[worn]
         work.violate(
             (
                 "G7",
                 f"under {label} noise byte {worn} took {most} writes in {presses} presses:"
                 f" it lasts {life:,.0f} presses at {WRITE_CYCLES:,} write cycles, under"
-                f" {LIFE_GOAL:,} (the replay is the last press that wrote it)",
+                f" {LIFE_GOAL:,}",
             ),
-            work.replay(before, codes, [step(press_cycles, None)]),
+            work.unit_replay(),
         )

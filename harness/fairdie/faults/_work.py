@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fairdie.faults._ids import replay_id
+from fairdie.faults._ids import replay_id, unit_step
 from fairdie.faults._outcome import Outcome
 from fairdie.faults._rig import Boot, Rig, Target
 from fairdie.faults._verdict import Expect, Violation, judge_boot
@@ -46,6 +46,10 @@ class Work:
 
     def replay(self, image: bytes, codes: Sequence[int], steps: Sequence[str]) -> str:
         return replay_id(self.unit.campaign, self.target, image, codes, steps)
+
+    def unit_replay(self) -> str:
+        """The id that reruns this whole unit."""
+        return replay_id(self.unit.campaign, self.target, b"", (), [unit_step(self.unit.args)])
 
     def violate(self, found: tuple[str, str], replay: str) -> None:
         self.out.violate(Violation(found[0], replay, found[1]))
