@@ -58,7 +58,7 @@ $(STAMP): $(SETUP_INPUTS)
 
 demo: $(STAMP) ## set up if needed, then build, press and verify the die (report in out/verify)
 	$(VENV)/bin/fairdie demo
-	$(VENV)/bin/fairdie verify "$$($(VPY) -m fairdie.toolchain --json | $(VPY) -c 'import json, sys; print(json.load(sys.stdin)["elf"])')" --report out/verify
+	$(VENV)/bin/fairdie verify "$$($(VPY) -m fairdie.toolchain --target die_t13a --json | $(VPY) -c 'import json, sys; print(json.load(sys.stdin)["elf"])')" --report out/verify
 
 test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
 	@$(MAKE) lint
@@ -75,9 +75,9 @@ format: $(STAMP) ## apply ruff format and clang-format -i
 	clang-format -i $(C_SOURCES)
 
 firmware: $(STAMP) ## build the die's variants (direct, charlieplex, seed) and print their sizes
-	$(VPY) -m fairdie.toolchain --variant direct
-	$(VPY) -m fairdie.toolchain --variant charlieplex
-	$(VPY) -m fairdie.toolchain --variant seed
+	$(VPY) -m fairdie.toolchain --target die_t13a --variant direct
+	$(VPY) -m fairdie.toolchain --target die_t13a --variant charlieplex
+	$(VPY) -m fairdie.toolchain --target die_t13a --variant seed
 
 bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
 	$(VENV)/bin/fairdie bench

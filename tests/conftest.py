@@ -19,18 +19,18 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from fairdie.die._rule_host import HostRule
+    from fairdie.subjects.die._rule_host import HostRule
 
 
 class SimTierWithoutBinding:
     """Leaves the sim tier's modules out of collection when ``-m`` deselects
     every sim test and the compiled simavr binding is missing.
 
-    Those modules (tests/sim, the shipped suite fairdie.suite) import the
+    Those modules (tests/sim, the shipped suite fairdie.subjects.die.suite) import the
     binding at the top, so collecting them would fail a run that selected
     none of them, such as ``pytest -m "not sim"`` on a machine without it.
     When sim tests are selected they are collected as ever and fail loudly.
-    Registered as a plugin, not a conftest hook, so it reaches fairdie.suite
+    Registered as a plugin, not a conftest hook, so it reaches fairdie.subjects.die.suite
     (outside tests/) too.
     """
 
@@ -104,6 +104,6 @@ def host_cc() -> str:
 @pytest.fixture(scope="session")
 def c_rule(host_cc: str) -> HostRule:
     """The die firmware's rule.c compiled for the host (cached by content)."""
-    from fairdie.die._rule_host import host_rule
+    from fairdie.subjects.die._rule_host import host_rule
 
     return host_rule(cc=host_cc)

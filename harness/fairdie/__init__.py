@@ -2,7 +2,7 @@
 
 Layers, bottom up: :mod:`fairdie.sim` (simavr through our cffi shim),
 :mod:`fairdie.toolchain` (avr-gcc), :mod:`fairdie.board` (wiring and LEDs),
-:mod:`fairdie.die` (the fair die device), :mod:`fairdie.noise` (ADC stimulus),
+:mod:`fairdie.subjects.die` (the fair die device), :mod:`fairdie.noise` (ADC stimulus),
 and the front ends :mod:`fairdie.plugin` (pytest) and :mod:`fairdie.cli`.
 """
 

@@ -15,7 +15,6 @@ __all__ = [
     "BadInput",
     "Parser",
     "add_spread_options",
-    "add_target_options",
     "int_at_least",
     "int_in",
     "parse",
@@ -66,13 +65,6 @@ def scheduler_address(text: str) -> str:
             f"{text!r} is not a scheduler address such as tcp://host:8786"
         )
     return text.strip()
-
-
-def add_target_options(p: argparse.ArgumentParser, *, doing: str) -> None:
-    """``--variant``, ``--firmware``, ``--board``: which die a run ``doing`` something uses."""
-    p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
-    p.add_argument("--firmware", help=f"an ELF or HEX to {doing} instead of our build")
-    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
 
 
 def add_spread_options(p: argparse.ArgumentParser, *, pieces: str) -> None:

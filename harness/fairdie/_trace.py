@@ -23,8 +23,8 @@ from fairdie.sim._types import EventKind, Level, PinChange
 from fairdie.sim._vcd import VCD_KINDS, signals_for
 
 if TYPE_CHECKING:
-    from fairdie.die import Die
     from fairdie.sim import Chip
+    from fairdie.subjects.die import Die
 
 __all__ = [
     "EVIDENCE_KINDS",

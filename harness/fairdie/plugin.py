@@ -12,19 +12,20 @@ option                      ini                    environment         fixture
 ==========================  =====================  ==================  ==================
 
 The firmware is an ELF or HEX (default: built from the board's firmware
-target); the board a shipped board name or a TOML path (default:
-die-direct). Fixtures chain firmware -> chip -> device: ``fairdie_chip`` is
-a fresh chip running the firmware, ``fairdie_device`` that chip on the
-board, ``die`` a fresh die, ``die_factory`` makes variants (board, clock,
-starting EEPROM, noise). With a firmware given, variants that need another
-build (another wiring or clock) are skipped, saying why: no test builds
-firmware of ours in place of the one given.
+target); the board a shipped board name or a TOML path (no default: the
+core knows no product). Fixtures chain firmware -> chip -> device:
+``fairdie_chip`` is a fresh chip running the firmware, ``fairdie_device``
+that chip on the board. Each subject's fixtures (the die's ``die`` and
+``die_factory``) load from the registry (:mod:`fairdie.subjects`).
 
-The plugin also ships the Hypothesis profiles (``fairdie-dev``; under CI
-``fairdie-ci``, derandomized; ``fairdie-thorough``), each printing the blob
-that replays a failing example; records firmware, board and seed as JUnit
+The plugin also registers Hypothesis profiles (``fairdie-dev``; ``fairdie-ci``,
+derandomized; ``fairdie-thorough``), each printing the blob that replays a
+failing example. It loads one only when asked (``--fairdie-hypothesis-profile``,
+ini ``fairdie_hypothesis_profile``, env ``FAIRDIE_HYPOTHESIS_PROFILE``), or
+when the session loaded no profile of its own (then ``fairdie-ci`` under CI,
+else ``fairdie-dev``). It records firmware, board and seed as JUnit
 suite properties; and under a failing test that used its fixtures prints the
-command that replays it and attaches evidence (``fairdie._evidence``): each
+command that replays it and attaches evidence (``fairdie.subjects.die._evidence``): each
 die's seed, its checked ``fairdie press`` equivalent and a VCD of its last
 press, written to ``--fairdie-evidence DIR`` (ini ``fairdie_evidence``, env
 ``FAIRDIE_EVIDENCE``), else ``fairdie-evidence/`` next to ``--junitxml``,
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import sys
 import tempfile
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
@@ -51,10 +53,9 @@ if TYPE_CHECKING:
     from fairdie._evidence import Subject, Subjects
     from fairdie.board import Board
     from fairdie.device import Device
-    from fairdie.die import Die
     from fairdie.sim import Chip, Firmware
 
-__all__ = ["OPTIONS", "PROFILES"]
+__all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value"]
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class _Option:
 
 OPTIONS = (
     _Option("fairdie_firmware", "firmware to test, ELF or HEX (default: build ours)", None),
-    _Option("fairdie_board", "board file or shipped board name", "die-direct"),
+    _Option("fairdie_board", "board file or shipped board name", None),
     _Option("fairdie_seed", "seed for noise and power-on SRAM contents (default: 0)", "0"),
 )
 _FIRMWARE, _BOARD, _SEED = OPTIONS
@@ -89,8 +90,16 @@ _SUBJECTS: pytest.StashKey[Subjects] = pytest.StashKey()
 _TMP: pytest.StashKey[pytest.TempPathFactory] = pytest.StashKey()
 _REPORTED: pytest.StashKey[bool] = pytest.StashKey()
 _NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
-_FIXTURES = frozenset(
-    {"die", "die_factory", "fairdie_chip", "fairdie_device", *(o.name for o in OPTIONS)}
+#: the core's fixtures that make chips; each subject's fixture module adds its ``__all__``
+_CORE_FIXTURES = frozenset(
+    {"fairdie_setup", "fairdie_chip", "fairdie_device", *(o.name for o in OPTIONS)}
+)
+_FIXTURES: pytest.StashKey[frozenset[str]] = pytest.StashKey()
+_HYPOTHESIS = _Option(
+    "fairdie_hypothesis_profile",
+    "load this Hypothesis profile (fairdie-dev, fairdie-ci, fairdie-thorough); by default"
+    " fairdie loads fairdie-ci under CI, else fairdie-dev, only when the session loaded none",
+    None,
 )
 
 #: Hypothesis profiles: ``fairdie-ci`` when the environment sets CI, else
@@ -113,7 +122,7 @@ for _name, _kw in PROFILES.items():
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("fairdie", "fairdie AVR emulation")
-    for o in (*OPTIONS, _EVIDENCE):
+    for o in (*OPTIONS, _EVIDENCE, _HYPOTHESIS):
         group.addoption(o.flag, dest=o.name, default=None, help=f"{o.help}; env {o.env}")
         parser.addini(o.name, o.help, default=o.default)
 
@@ -136,28 +145,56 @@ def _load(path: Path, board: Board) -> Firmware:
     return load_firmware(path, mcu=board.mcu, default_f_cpu=board.f_cpu)
 
 
+def _load_profile(config: pytest.Config) -> None:
+    """Load a profile of ours only when asked, or when the session loaded none:
+    a user's own profile (their conftest, ``--hypothesis-profile``) stands."""
+    asked = _value(config, _HYPOTHESIS) or os.environ.get("FAIRDIE_HYPOTHESIS_PROFILE")
+    if asked:
+        if asked not in PROFILES:
+            raise pytest.UsageError(
+                f"fairdie: no Hypothesis profile {asked!r} (profiles: {', '.join(PROFILES)})"
+            )
+        settings.load_profile(asked)
+        return
+    theirs = config.getoption("hypothesis_profile", None)
+    if theirs is None and settings.get_current_profile_name() == "default":
+        settings.load_profile("fairdie-ci" if os.environ.get("CI") else "fairdie-dev")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Load our Hypothesis profile (before Hypothesis' own plugin applies
-    ``--hypothesis-profile``), declare the markers, and reject a bad option
-    before any test runs (pytest exits with a usage error)."""
-    settings.load_profile(
-        os.environ.get("FAIRDIE_HYPOTHESIS_PROFILE")
-        or ("fairdie-ci" if os.environ.get("CI") else "fairdie-dev")
-    )
+    """Load a Hypothesis profile if the session has none (before Hypothesis'
+    own plugin applies ``--hypothesis-profile``), declare the markers, load
+    the subjects' fixtures, and reject a bad option before any test runs (one
+    usage error)."""
+    _load_profile(config)
     config.addinivalue_line("markers", "sim: needs avr-gcc and the compiled simavr binding")
     config.addinivalue_line("markers", "slow: long campaigns, deselected with -m 'not slow'")
     from fairdie._evidence import Subjects
+    from fairdie.subjects import subjects
 
     config.stash[_SUBJECTS] = Subjects()
+    names = set(_CORE_FIXTURES)
+    for subject in subjects():
+        if subject.fixtures is not None:
+            config.pluginmanager.import_plugin(subject.fixtures)
+            names.update(getattr(sys.modules[subject.fixtures], "__all__", ()))
+    config.stash[_FIXTURES] = frozenset(names)
+    seed = _value(config, _SEED) or "0"
+    try:
+        int(seed, 0)
+    except ValueError:
+        raise pytest.UsageError(f"fairdie: --fairdie-seed: not a whole number: {seed!r}") from None
     firmware, board_name = _value(config, _FIRMWARE), _value(config, _BOARD)
-    if not firmware and board_name == _BOARD.default:
+    if not firmware and board_name is None:
         return
     from fairdie.board import load_board
     from fairdie.errors import FairdieError
 
     try:
-        board = load_board(board_name or "")
+        if board_name is None:
+            raise FairdieError("--fairdie-firmware needs --fairdie-board (the board it runs on)")
+        board = load_board(board_name)
         if firmware:
             _load(Path(firmware), board)
         elif board.firmware is None:
@@ -199,6 +236,17 @@ def evidence_dir(config: pytest.Config) -> Path:
     return base / "fairdie-evidence"
 
 
+def option_value(config: pytest.Config, name: str) -> str | None:
+    """An option's value (``fairdie_firmware``, ...): the command line, the
+    environment, the ini file, the default, in that order."""
+    return _value(config, next(o for o in (*OPTIONS, _EVIDENCE) if o.name == name))
+
+
+def add_subject(config: pytest.Config, subject: Subject) -> None:
+    """Tell the running test's evidence of a chip (a subject's fixtures call it)."""
+    _subject(config, subject)
+
+
 def _subject(config: pytest.Config, subject: Subject) -> None:
     subjects = config.stash.get(_SUBJECTS, None)
     if subjects is not None:
@@ -219,7 +267,8 @@ def pytest_runtest_makereport(
 ) -> Generator[None, Any, None]:
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if not report.failed or not _FIXTURES.intersection(getattr(item, "fixturenames", ())):
+    used = item.config.stash.get(_FIXTURES, _CORE_FIXTURES)
+    if not report.failed or not used.intersection(getattr(item, "fixturenames", ())):
         return
     if item.stash.get(_REPORTED, False):  # once per test: its first failing phase
         report.sections.append(("fairdie replay", replay_command(item.config, item)))
@@ -279,8 +328,11 @@ def fairdie_board(pytestconfig: pytest.Config) -> Board:
     from fairdie.board import load_board
     from fairdie.errors import FairdieError
 
+    name = _value(pytestconfig, _BOARD)
+    if name is None:
+        raise pytest.UsageError("fairdie: give --fairdie-board (a board file or a shipped board)")
     try:
-        return load_board(_value(pytestconfig, _BOARD) or "")
+        return load_board(name)
     except FairdieError as e:
         raise pytest.UsageError(str(e)) from None
 
@@ -342,72 +394,7 @@ def fairdie_device(fairdie_chip: Chip, fairdie_board: Board, fairdie_seed: int) 
     return Device(fairdie_chip, fairdie_board, seed=fairdie_seed)
 
 
-@pytest.fixture(scope="session")
-def die_factory(
-    pytestconfig: pytest.Config,
-    fairdie_firmware: Firmware,
-    _fairdie_given: Firmware | None,
-    fairdie_board: Board,
-    fairdie_seed: int,
-) -> Callable[..., Die]:
-    """``die_factory(board=None, f_cpu=None, eeprom=None, noise=None, seed=None, roll=None)``.
-
-    ``board`` is a shipped name, path or Board (default: the session's board);
-    ``eeprom`` the starting EEPROM (default: the firmware's own, else erased);
-    ``noise`` a model or name. Each call makes a new die, so the factory is
-    session-wide and safe inside ``@given``. Each die records its last press's
-    pins, ADC conversions, EEPROM writes and power for a failing test's evidence.
-    """
-    from fairdie._evidence import DieRecipe, Subject, recording_die
-    from fairdie._trace import EVIDENCE_KINDS
-    from fairdie.board import Board as BoardType
-    from fairdie.board import load_board
-
-    def make(
-        *,
-        board: BoardType | str | Path | None = None,
-        f_cpu: int | None = None,
-        eeprom: bytes | None = None,
-        noise: Any = None,
-        seed: int | None = None,
-        roll: str | None = None,
-    ) -> Die:
-        bd = fairdie_board if board is None else board
-        bd = bd if isinstance(bd, BoardType) else load_board(bd)
-        same = bd.name == fairdie_board.name and f_cpu in (None, fairdie_board.f_cpu)
-        if _fairdie_given is not None and not same:
-            pytest.skip(
-                f"needs a build for board {bd.name} at {f_cpu or bd.f_cpu} Hz;"
-                f" the given firmware is for {fairdie_board.name}"
-            )
-        die = recording_die(
-            board=bd,
-            firmware=fairdie_firmware if same else None,
-            f_cpu=f_cpu,
-            eeprom=eeprom,
-            noise=noise,
-            seed=fairdie_seed if seed is None else seed,
-            roll=roll,
-        )
-        die.chip.trace_kinds |= EVIDENCE_KINDS
-        recipe = DieRecipe(
-            board=_board_option(pytestconfig, board, bd),
-            firmware=str(Path(_value(pytestconfig, _FIRMWARE) or "").resolve())
-            if _fairdie_given is not None
-            else None,
-            f_cpu=f_cpu,
-            seed=die.seed,
-            noise=noise,
-            roll=roll,
-            eeprom=eeprom,
-        )
-        _subject(pytestconfig, Subject(die.chip, die, recipe))
-        return die
-
-    return make
-
-
-def _board_option(config: pytest.Config, given: object, board: Board) -> str:
+def board_option(config: pytest.Config, given: object, board: Board) -> str:
     """The ``--board`` that names ``board``: a shipped name, else its file."""
     if given is None:
         given = _value(config, _BOARD) or board.name
@@ -416,10 +403,3 @@ def _board_option(config: pytest.Config, given: object, board: Board) -> str:
     if isinstance(given, str | Path):
         return str(given)
     return board.name if board.source.endswith("(shipped)") else str(Path(board.source).resolve())
-
-
-@pytest.fixture
-def die(die_factory: Callable[..., Die]) -> Die:
-    """A fresh die: its firmware's starting EEPROM (else erased), default noise,
-    the session's board and seed."""
-    return die_factory()

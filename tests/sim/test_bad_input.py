@@ -22,7 +22,7 @@ from simsupport import run
 from fairdie.toolchain import Build, build
 
 FAIRDIE = Path(sys.executable).with_name("fairdie")
-BOARDS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "boards"
+BOARDS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "subjects" / "die" / "boards"
 
 
 def _snapshot(paths: list[Path]) -> dict[Path, tuple[bytes, int]]:

@@ -1,7 +1,7 @@
 """``fairdie bench`` reports every figure, and its ratios agree with the figures.
 
 No timing is asserted here: the performance goals live in the bench's output
-(``fairdie.bench.TARGETS``), not in timed unit tests.
+(``fairdie.subjects.die.bench.TARGETS``), not in timed unit tests.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from fairdie.bench import TARGETS, _awake_cycles, bench_firmware_dir, run_benchmarks
 from fairdie.cli import main
 from fairdie.errors import FairdieError, SimulationError
 from fairdie.sim import Chip, Event, EventKind
+from fairdie.subjects.die.bench import TARGETS, _awake_cycles, bench_firmware_dir, run_benchmarks
 from fairdie.toolchain import build
 
 BUILDS = ("direct", "charlieplex")

@@ -11,8 +11,8 @@ import pytest
 from simsupport import run
 
 from fairdie.cli import main
-from fairdie.die._models import FairModel, SeedModel
 from fairdie.noise import code_for_mv
+from fairdie.subjects.die._models import FairModel, SeedModel
 
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])

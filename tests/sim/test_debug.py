@@ -35,7 +35,7 @@ class Stub:
 
     def __init__(self) -> None:
         from fairdie.debug import DebugServer
-        from fairdie.die import Die
+        from fairdie.subjects.die import Die
 
         self.die = Die(seed=1)
         self.chip = self.die.chip
@@ -249,7 +249,7 @@ def test_read_watches_are_refused_cleanly(stub):
 
 def test_a_breakpoint_after_seconds_of_sleep_costs_no_wall_time():
     from fairdie.debug._target import Target
-    from fairdie.die import Die
+    from fairdie.subjects.die import Die
 
     die = Die(seed=1)
     chip = die.chip
@@ -271,7 +271,7 @@ def test_a_run_without_breakpoints_is_not_checked_per_instruction():
     # the debugger asks the engine for no PC stop when nothing is armed, so
     # the run batches; with a breakpoint it checks every instruction in C
     from fairdie.debug._target import Target
-    from fairdie.die import Die
+    from fairdie.subjects.die import Die
 
     chip = Die(seed=1).chip
     seen: list[object] = []
@@ -296,7 +296,7 @@ def test_a_run_without_breakpoints_is_not_checked_per_instruction():
 
 def _powered_die():
     from fairdie.debug._target import Target
-    from fairdie.die import Die
+    from fairdie.subjects.die import Die
 
     die = Die(seed=1)
     die.power_on()

@@ -16,10 +16,10 @@ import pytest
 from fairdie.board import Bounce, load_board
 from fairdie.cli import main
 from fairdie.device import Device
-from fairdie.die import Die
 from fairdie.errors import FairdieError
 from fairdie.sim import Chip, EventKind
 from fairdie.sim._chip import SIMAVR_FIXES
+from fairdie.subjects.die import Die
 from fairdie.toolchain import firmware_dir
 
 BUTTON_DIE = firmware_dir() / "tests" / "button_die"

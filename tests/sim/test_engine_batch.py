@@ -97,7 +97,7 @@ def test_a_watchdog_reset_inside_a_batched_run_still_ends_it_on_time(make_chip):
 
 
 def _press_trace(board: str, batch: bool) -> tuple[bytes, int, bytes, list[Any]]:
-    from fairdie.die import Die
+    from fairdie.subjects.die import Die
 
     die = Die(board=board, seed=3)
     die.chip.batch_instructions = batch

@@ -278,7 +278,7 @@ def test_stray_accesses_stay_inside_our_buffers(build_test_firmware, fixed):
 
 
 def _press_trace(board: str, skip: bool) -> tuple[bytes, int, bytes, int]:
-    from fairdie.die import Die
+    from fairdie.subjects.die import Die
 
     die = Die(board=board, seed=3)
     die.chip.skip_polling = skip

@@ -16,7 +16,7 @@ from simsupport import read_vcd
 # Imported here, once: pytester drops the modules an inner run imported (see
 # test_plugin.py), and the engine must stay the one the compiled module calls.
 import fairdie.cli
-import fairdie.die._die
+import fairdie.subjects.die._die
 
 DICE = """
 def test_three_sevens(die_factory):

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from fairdie.cli import main
-from fairdie.faults import FaultsError, Target, replay, run_faults
-from fairdie.faults._rig import Rig
+from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
+from fairdie.subjects.die.faults._rig import Rig
 
 pytestmark = pytest.mark.sim
 
@@ -124,7 +124,7 @@ def test_a_firmware_without_a_model_is_refused(tmp_path):
 
     import fairdie
 
-    ours = Path(fairdie.__file__).parent / "boards" / "die-direct.toml"
+    ours = Path(fairdie.__file__).parent / "subjects" / "die" / "boards" / "die-direct.toml"
     text = (
         ours.read_text().replace('firmware = "die_t13a"\n', "").replace('variant = "direct"\n', "")
     )

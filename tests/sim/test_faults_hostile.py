@@ -1,4 +1,4 @@
-"""Campaigns G5 (hostile images), G6 (hostile noise) and G7 (wear) of fairdie.faults."""
+"""The die's campaigns G5 (hostile images), G6 (hostile noise) and G7 (wear)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import pytest
 
 from fairdie.board import load_board
-from fairdie.die._models import FairModel, SeedModel
-from fairdie.faults import Report, Target, replay, run_faults
-from fairdie.faults._hostile import (
+from fairdie.subjects.die._models import FairModel, SeedModel
+from fairdie.subjects.die.faults import Report, Target, replay, run_faults
+from fairdie.subjects.die.faults._hostile import (
     G6_NOISES,
     RECOVERY_BOUND,
     RECOVERY_WINDOW,
@@ -19,10 +19,10 @@ from fairdie.faults._hostile import (
     run_g5,
     run_g6,
 )
-from fairdie.faults._images import ERASED
-from fairdie.faults._rig import BOOT_LIMIT_S
-from fairdie.faults._wear import LIFE_GOAL, WEAR_NOISES, WRITE_CYCLES, FaceFirst
-from fairdie.faults._work import Unit, Work, rig_for
+from fairdie.subjects.die.faults._images import ERASED
+from fairdie.subjects.die.faults._rig import BOOT_LIMIT_S
+from fairdie.subjects.die.faults._wear import LIFE_GOAL, WEAR_NOISES, WRITE_CYCLES, FaceFirst
+from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 from fairdie.toolchain import build
 
 pytestmark = pytest.mark.sim
@@ -201,7 +201,7 @@ def test_g6_the_search_finds_a_firmware_its_model_does_not_describe() -> None:
 
 
 def _record(seq: int, state: bytes) -> bytes:
-    """A valid record of the fair ring (fairdie.die._ring) for phase 0."""
+    """A valid record of the fair ring (fairdie.subjects.die._ring) for phase 0."""
     head = bytes((seq, *state))
     return head + bytes((head[0] ^ head[1] ^ head[2] ^ head[3] ^ 0x5B, 0xA5))
 

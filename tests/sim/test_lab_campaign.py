@@ -1,4 +1,4 @@
-"""Fairness campaigns on the emulated die (fairdie.lab._campaign)."""
+"""Fairness campaigns on the emulated die (fairdie.subjects.die.lab._campaign)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-import fairdie.die._die  # noqa: F401  (the engine, loaded once)
-from fairdie.lab._campaign import Campaign, CampaignError, run_campaign
+import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
+from fairdie.subjects.die.lab._campaign import Campaign, CampaignError, run_campaign
 
 pytestmark = pytest.mark.sim
 

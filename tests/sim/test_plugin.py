@@ -14,11 +14,11 @@ import pytest
 # The inner runs share this process. Import the engine here, once: pytester
 # drops the modules an inner run imported, and a second copy of the engine
 # module would answer the compiled module's callbacks for chips it never made.
-import fairdie.die._die  # noqa: F401
+import fairdie.subjects.die._die  # noqa: F401
 from fairdie.toolchain import build, firmware_dir
 
 BUTTON_DIE = firmware_dir() / "tests" / "button_die"
-SUITE = ("--pyargs", "fairdie.suite", "-p", "no:cacheprovider")
+SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
@@ -87,7 +87,7 @@ def test_a_wrong_firmware_fails_and_says_how_to_replay(
         [
             "*faces never shown in 600 rolls: [[]2, 3, 4, 5, 6[]]*",
             "*fairdie replay*",
-            f"pytest */fairdie/suite/test_any_die.py::test_every_face_is_reachable"
+            f"pytest */fairdie/subjects/die/suite/test_any_die.py::test_every_face_is_reachable"
             f" --fairdie-firmware={wrong} --fairdie-seed=7",
         ]
     )

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from fairdie._roll import CLEAR_S, REPEAT_GAP_S, TAP_S, KeyHolds, RollScreen
+from fairdie.subjects.die._roll import CLEAR_S, REPEAT_GAP_S, TAP_S, KeyHolds, RollScreen
 
 RATE = 1 / 30  # a terminal's key repeat interval (30 a second)
 DELAY = 0.5  # its repeat delay
@@ -99,7 +99,7 @@ def test_a_key_then_one_repeat_and_a_quit_in_the_middle_of_a_hold() -> None:
 
 
 def test_the_screen_shows_faces_as_dice_the_table_and_a_clear() -> None:
-    from fairdie.die import Die, render_face
+    from fairdie.subjects.die import Die, render_face
 
     die = Die(board="die-direct", variant="direct", seed=7)
     out = io.StringIO()
@@ -199,7 +199,7 @@ def _counts(screen: str) -> list[int]:
 
 
 def test_roll_on_a_terminal_presses_holds_and_quits(terminal: Callable[..., Terminal]) -> None:
-    from fairdie.die import render_face
+    from fairdie.subjects.die import render_face
 
     t = terminal("--seed", "3")
     t.wait_for(lambda s: "presses 0" in s)

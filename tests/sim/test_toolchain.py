@@ -113,7 +113,7 @@ def test_key_follows_variant_clock_and_defines(tmp_path: Path) -> None:
 
 def test_default_cache_dir_comes_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FAIRDIE_CACHE", str(tmp_path / "env"))
-    b = build()
+    b = build("die_t13a")
     assert b.elf.parent == tmp_path / "env" / b.key
 
 
@@ -322,7 +322,7 @@ def test_cli_prints_paths_and_sizes(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert lines["flash"].split()[1:3] == ["/", "1024"]
     assert lines["sram"].split()[1:3] == ["/", "32"]
     assert lines["target"] == "die_t13a (charlieplex)"
-    assert load_target().variants == ("direct", "charlieplex", "seed")
+    assert load_target("die_t13a").variants == ("direct", "charlieplex", "seed")
 
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])
@@ -333,7 +333,7 @@ def test_die_stack_fits_its_headroom(variant: str, tmp_path: Path) -> None:
     except ImportError:  # pragma: no cover - the binding is not built
         pytest.skip("fairdie.sim binding not built")
     b = build(variant=variant, cache_dir=tmp_path)
-    headroom = load_target().budget.stack  # type: ignore[union-attr]
+    headroom = load_target("die_t13a").budget.stack  # type: ignore[union-attr]
     deepest = 0
     for counts, mv in [(bytes(6), 0), (b"\xff" * 6, 1500), (bytes([255, 0, 3, 255, 254, 9]), 2900)]:
         chip = Chip(b.elf, eeprom=counts, seed=3)

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from simsupport import Wave, read_vcd, run
 
-from fairdie.die import Die
 from fairdie.sim import Chip, Event, EventKind, Level
 from fairdie.sim._types import TRACEABLE
+from fairdie.subjects.die import Die
 from fairdie.toolchain import firmware_dir
 
 VCD_CHAR = {Level.LOW: "0", Level.HIGH: "1", Level.PULLUP: "1", Level.PULLDOWN: "0", Level.Z: "z"}

@@ -178,8 +178,8 @@ def test_fairdie_bench_json(installed: Installed) -> None:
 
 def test_the_shipped_die_suite_runs_against_a_hex(installed: Installed) -> None:
     names = zipfile.ZipFile(installed.wheel).namelist()
-    if not any(n.startswith("fairdie/suite/") for n in names):
-        pytest.skip("this wheel ships no fairdie.suite")
+    if not any(n.startswith("fairdie/subjects/die/suite/") for n in names):
+        pytest.skip("this wheel ships no fairdie.subjects.die.suite")
     b = json.loads(installed.run(installed.bin / "fairdie", "build", "--json").stdout)
     # -p names the plugin; the entry point would register it a second time.
     env = installed.env | {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
@@ -191,7 +191,7 @@ def test_the_shipped_die_suite_runs_against_a_hex(installed: Installed) -> None:
             "-p",
             "fairdie.plugin",
             "--pyargs",
-            "fairdie.suite",
+            "fairdie.subjects.die.suite",
             f"--fairdie-firmware={b['hex']}",
             "-q",
             "-p",

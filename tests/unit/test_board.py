@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from fairdie.board import Board, LedDecoder, load_board, parse_board, shipped_boards
-from fairdie.die._faces import GROUPS, POSITIONS
 from fairdie.errors import BoardError
+from fairdie.subjects.die._faces import GROUPS, POSITIONS
 
 REPO = Path(__file__).resolve().parents[2]
-PINS_H = REPO / "harness" / "fairdie" / "firmware" / "die_t13a" / "pins.h"
+PINS_H = REPO / "harness" / "fairdie" / "subjects" / "die" / "firmware" / "die_t13a" / "pins.h"
 
 HEADER = """\
 [board]
@@ -69,7 +69,7 @@ def test_shipped_boards_load_by_name_and_path() -> None:
         assert board.led_pins == {"PB0", "PB1", "PB2", "PB3"}
     assert load_board("die-direct").variant == "direct"
     assert load_board("die-charlieplex").variant == "charlieplex"
-    path = REPO / "harness" / "fairdie" / "boards" / "die-direct.toml"
+    path = REPO / "harness" / "fairdie" / "subjects" / "die" / "boards" / "die-direct.toml"
     assert load_board(path) == load_board(str(path))
     assert load_board(path).source == str(path)
     assert load_board(path).leds == load_board("die-direct").leds

@@ -1,11 +1,11 @@
-"""Die faces: decoding lit positions and drawing them (fairdie.die._faces)."""
+"""Die faces: decoding lit positions and drawing them (fairdie.subjects.die._faces)."""
 
 from __future__ import annotations
 
 import pytest
 
 from fairdie.board import load_board
-from fairdie.die._faces import (
+from fairdie.subjects.die._faces import (
     DISPLAYS,
     FACE_POSITIONS,
     GROUPS,

@@ -1,4 +1,4 @@
-"""The fair rule's guarantees, on its reference model (fairdie.die._fair),
+"""The fair rule's guarantees, on its reference model (fairdie.subjects.die._fair),
 which the chip matches press by press (harness/fairdie/suite)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import functools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdie.die import _fair
-from fairdie.lab import DynamicDice, WeightedWindow, exact, search
-from fairdie.lab._public import FairTable
 from fairdie.noise.strategies import noise_sequences
+from fairdie.subjects.die import _fair
+from fairdie.subjects.die.lab import DynamicDice, WeightedWindow, exact, search
+from fairdie.subjects.die.lab._public import FairTable
 
 offsets = st.tuples(*[st.integers(0, 3)] * 6)
 pools = st.integers(0, 0xFFF)

@@ -8,12 +8,12 @@ from itertools import pairwise
 
 import pytest
 
-from fairdie.die._models import model_named
-from fairdie.faults import FaultsError, Target, Violation
-from fairdie.faults._ids import parse_replay, replay_id, step
-from fairdie.faults._images import start_images
-from fairdie.faults._outcome import KEEP, Outcome
-from fairdie.faults._torn import physical
+from fairdie.subjects.die._models import model_named
+from fairdie.subjects.die.faults import FaultsError, Target, Violation
+from fairdie.subjects.die.faults._ids import parse_replay, replay_id, step
+from fairdie.subjects.die.faults._images import start_images
+from fairdie.subjects.die.faults._outcome import KEEP, Outcome
+from fairdie.subjects.die.faults._torn import physical
 
 
 @pytest.mark.parametrize(("old", "new"), [(0x00, 0xFF), (0xA5, 0x5A), (0x12, 0x12), (0xFF, 0x00)])
@@ -95,7 +95,7 @@ def test_outcomes_merge_figures_and_keep_a_bounded_list():
 
 
 def test_a_unit_replay_id_carries_the_units_arguments():
-    from fairdie.faults._ids import unit_args, unit_step
+    from fairdie.subjects.die.faults._ids import unit_args, unit_step
 
     args = ("biased", "biased:3,1", 0, 2000, 200, 7)
     text = replay_id("G7", Target(variant="seed"), b"", [], [unit_step(args)])

@@ -1,4 +1,4 @@
-"""The destinator's bit scaling and source combining (fairdie.lab._scaling).
+"""The destinator's bit scaling and source combining (fairdie.subjects.die.lab._scaling).
 
 The text's worked example, exact uniformity over every bit string of a given
 length, the exact bits per value against hand computation and against a
@@ -17,7 +17,7 @@ from fractions import Fraction
 
 import pytest
 
-from fairdie.lab import (
+from fairdie.subjects.die.lab import (
     Method,
     bits_per_value,
     combine,

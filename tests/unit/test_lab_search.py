@@ -1,4 +1,4 @@
-"""The lab's parameter search (fairdie.lab._search) and ``fairdie lab search`` (_lab_cli).
+"""The lab's parameter search (lab._search) and ``fairdie lab search`` (_lab_cli).
 
 The spec's candidate order and tie rule on small cases, the rule itself
 checked against every candidate's exact measures, and the search for n = 6,
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fairdie.lab import (
+from fairdie.subjects.die.lab import (
     D_VALUES,
     SR_VALUES,
     DynamicDice,

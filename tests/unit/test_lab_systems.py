@@ -1,4 +1,4 @@
-"""The lab's reference systems and measures (fairdie.lab._systems, fairdie.lab._measures).
+"""The lab's reference systems and measures (the die lab's _systems and _measures).
 
 Each definition of specs/randomness-systems.md pinned with small hand-computed
 cases; exact measures against a brute-force walk over every labelled sequence
@@ -15,8 +15,8 @@ from typing import TypeVar
 
 import pytest
 
-from fairdie.die._rule import CLEARED, candidates, press
-from fairdie.lab import (
+from fairdie.subjects.die._rule import CLEARED, candidates, press
+from fairdie.subjects.die.lab import (
     Deck,
     Dice,
     DynamicDice,

@@ -1,7 +1,7 @@
-"""The fair-die rule: its reference model (fairdie.die._rule) and rule.c itself.
+"""The fair-die rule: its reference model (fairdie.subjects.die._rule) and rule.c itself.
 
 rule.c, the firmware's own source, is compiled for the host (see
-fairdie.die._rule_host) and compared with the model: on every table over a
+fairdie.subjects.die._rule_host) and compared with the model: on every table over a
 set of edge values, for every ADC code, along long press sequences, and on
 Hypothesis's tables. The examples run on both. Properties of the model with
 Hypothesis; fairness as seeded statistical checks.
@@ -17,9 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdie.die._rule import CLEARED, Counts, candidates, choose, press, rebase
-from fairdie.die._rule_host import HostRule
 from fairdie.noise.strategies import adc_codes, counters
+from fairdie.subjects.die._rule import CLEARED, Counts, candidates, choose, press, rebase
+from fairdie.subjects.die._rule_host import HostRule
 
 Press = Callable[[Sequence[int], int], tuple[int, Counts]]
 

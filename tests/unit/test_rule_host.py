@@ -1,4 +1,4 @@
-"""Building the die's rule.c for the host (fairdie.die._rule_host).
+"""Building the die's rule.c for the host (fairdie.subjects.die._rule_host).
 
 Each test builds into its own cache folder; sources are copies of the die's
 rule.c and rule.h, edited where a test needs a broken or hostile rule.
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from fairdie.die._rule_host import HostRule, _open, host_rule, rule_dir
 from fairdie.errors import ToolchainError
+from fairdie.subjects.die._rule_host import HostRule, _open, host_rule, rule_dir
 
 DIE_ROLL = "uint8_t die_roll(uint8_t counts[DIE_FACES], uint16_t code);"
 

@@ -63,7 +63,7 @@ def test_not_sim_collects_without_the_binding() -> None:
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert "tests/unit/test_tiers.py::test_not_sim_collects_without_the_binding" in r.stdout
     assert "tests/sim/" not in r.stdout
-    assert "fairdie/suite/" not in r.stdout
+    assert "fairdie/subjects/die/suite/" not in r.stdout
     assert "error" not in r.stdout.splitlines()[-1]
 
 

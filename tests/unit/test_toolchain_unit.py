@@ -31,6 +31,7 @@ from fairdie.toolchain._build import _prefix_map_flag, first_error
 from fairdie.toolchain._cache import cache_key, publish
 from fairdie.toolchain._target import parse_target_toml
 
+DIE_FIRMWARE = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "subjects" / "die" / "firmware"
 DIE_SECTIONS = {
     ".mmcu": 92,
     ".text": 576,
@@ -154,11 +155,11 @@ def test_publish_keeps_the_first_writer(tmp_path: Path) -> None:
 
 def test_die_target_toml() -> None:
     t = load_target("die_t13a")
-    assert t.path == firmware_dir() / "die_t13a"
+    assert t.path == DIE_FIRMWARE / "die_t13a"
     assert (t.mcu, t.f_cpu, t.output) == ("attiny13a", 1_200_000, "die")
     assert t.budget == Budget(flash=1024, sram=64, stack=32, eeprom=64)
     assert t.budget.static_sram == 32
-    assert t.variants == ("direct", "charlieplex", "seed") == variants()
+    assert t.variants == ("direct", "charlieplex", "seed") == variants("die_t13a")
     assert t.default_variant == "direct"
     assert t.defines_for(None) == {"DIE_CHARLIEPLEX": 0, "DIE_RULE_SEED": 0}
     assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1, "DIE_RULE_SEED": 1}
@@ -169,7 +170,7 @@ def test_die_target_toml() -> None:
 
 def test_unknown_variant_names_the_choices() -> None:
     with pytest.raises(ToolchainError, match="choose from direct, charlieplex, seed"):
-        load_target().defines_for("dice")
+        load_target("die_t13a").defines_for("dice")
 
 
 MINIMAL = 'mcu = "attiny85"\nf_cpu = 8000000\n'
@@ -278,7 +279,7 @@ def test_firmware_ships_in_the_package() -> None:
     import fairdie
 
     assert firmware_dir() == Path(fairdie.__file__).resolve().parent / "firmware"
-    assert (firmware_dir() / "die_t13a" / "target.toml").is_file()
+    assert (DIE_FIRMWARE / "die_t13a" / "target.toml").is_file()
     assert (firmware_dir() / "tests" / "busy" / "main.c").is_file()
 
 
@@ -296,7 +297,7 @@ def test_relative_paths_resolve_from_the_working_directory(
     assert load_target("blink").path == folder.resolve()  # not shipped: the working directory
     assert load_target(Path("blink")).path == folder.resolve()
     (tmp_path / "work" / "die_t13a").mkdir()
-    assert load_target("die_t13a").path == firmware_dir() / "die_t13a"  # shipped names first
+    assert load_target("die_t13a").path == DIE_FIRMWARE / "die_t13a"  # shipped names first
     assert load_target("./die_t13a").path == (tmp_path / "work" / "die_t13a").resolve()
 
 

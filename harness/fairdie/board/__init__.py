@@ -86,8 +86,8 @@ its LEDs as the board is wired (:attr:`Board.led_drive`: ``"direct"`` when
 every LED sits between a pin and a rail, ``"charlieplex"`` when every one
 sits between two pins; the variant's ``leds = ...`` in its target.toml).
 
-Boards shipped with fairdie (``load_board("die-direct")``): ``die-direct``
-and ``die-charlieplex``, the ATtiny13A fair die in its two wirings.
+A board's name loads a board shipped with a subject (``load_board("die-direct")``:
+each subject's ``boards/`` folder, :func:`shipped_boards`).
 """
 
 from __future__ import annotations
@@ -99,6 +99,7 @@ from fairdie.board._model import (
     Board,
     load_board,
     parse_board,
+    shipped_board_file,
     shipped_boards,
 )
 from fairdie.board._pairing import check_build
@@ -129,5 +130,6 @@ __all__ = [
     "check_build",
     "load_board",
     "parse_board",
+    "shipped_board_file",
     "shipped_boards",
 ]

@@ -11,8 +11,6 @@ import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +35,7 @@ __all__ = [
     "Board",
     "load_board",
     "parse_board",
+    "shipped_board_file",
     "shipped_boards",
 ]
 
@@ -602,18 +601,28 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
     )
 
 
-def _shipped_dir() -> Traversable:
-    return resources.files("fairdie").joinpath("boards")
+def _shipped() -> dict[str, Path]:
+    """Board name -> file: every subject's ``boards/*.toml`` (the first of a name wins)."""
+    from fairdie.subjects import board_folders
+
+    found: dict[str, Path] = {}
+    for folder in board_folders():
+        for f in sorted(folder.glob("*.toml")):
+            found.setdefault(f.stem, f)
+    return found
 
 
 def shipped_boards() -> tuple[str, ...]:
-    """Names of the board files shipped with fairdie (``"die-direct"``, ...)."""
-    d = _shipped_dir()
-    if not d.is_dir():
-        return ()
-    return tuple(
-        sorted(f.name.removesuffix(".toml") for f in d.iterdir() if f.name.endswith(".toml"))
-    )
+    """Names of the board files shipped with fairdie's subjects (``"die-direct"``, ...)."""
+    return tuple(sorted(_shipped()))
+
+
+def shipped_board_file(name: str) -> Path:
+    """The file of the shipped board ``name``; raises :class:`BoardError`."""
+    found = _shipped().get(name.removesuffix(".toml"))
+    if found is None:
+        raise BoardError(f"{name}: no shipped board (shipped: {', '.join(shipped_boards())})")
+    return found
 
 
 def load_board(path_or_name: str | Path) -> Board:
@@ -634,7 +643,7 @@ def load_board(path_or_name: str | Path) -> Board:
                 f"{path_or_name}: no such board file or shipped board"
                 f" (shipped: {', '.join(shipped) or 'none'})"
             )
-        entry = _shipped_dir().joinpath(f"{name}.toml")
+        entry = shipped_board_file(name)
         source = f"{name}.toml (shipped)"
         try:
             text = entry.read_text(encoding="utf-8")

@@ -3,9 +3,10 @@
     fairdie debug [FIRMWARE] [--port P] [--board NAME_OR_TOML] [--variant V]
                   [--mcu MCU] [--eep PATH] [--f-cpu HZ] [--noise MODEL] [--seed S]
 
-Without FIRMWARE it builds the die for the board (as ``fairdie press``
-does). A firmware for another MCU than the board's (named by the ELF, or
-by ``--mcu``) runs as a bare chip, without a board. The chip starts
+Without FIRMWARE it builds the board's firmware target (``--variant``: which
+build). Without a board, the firmware runs as a bare chip of the MCU its ELF
+names (or ``--mcu``). A board a subject claims gets that subject's device
+(the die's ``monitor press`` rolls it). The chip starts
 powered on and halted at its reset vector. The stub listens on 127.0.0.1
 only (``--port 0`` picks a free port) and prints the port and the avr-gdb
 command that connects; it serves one gdb at a time until interrupted
@@ -46,14 +47,16 @@ def _port(text: str) -> int:
 
 
 def _parser() -> Parser:
-    from fairdie.cli import _VARIANT_BOARDS
-
     p = Parser(
         prog=PROG,
-        description="Run a firmware (default: the die) under a GDB remote stub for avr-gdb.",
+        description="Run a firmware on its board under a GDB remote stub for avr-gdb.",
     )
     p.add_argument(
-        "firmware", nargs="?", type=Path, metavar="FIRMWARE", help="ELF or HEX (default: the die)"
+        "firmware",
+        nargs="?",
+        type=Path,
+        metavar="FIRMWARE",
+        help="ELF or HEX (default: build the board's firmware target)",
     )
     p.add_argument(
         "--port",
@@ -62,58 +65,53 @@ def _parser() -> Parser:
         metavar="P",
         help=f"TCP port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)",
     )
-    p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
-    p.add_argument("--variant", choices=sorted(_VARIANT_BOARDS), help="the die build to debug")
+    p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file or a shipped board")
+    p.add_argument("--variant", help="the build of the board's firmware target to debug")
     p.add_argument(
         "--mcu", help="run FIRMWARE on this MCU, without a board (when the file does not say)"
     )
     p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
     p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ")
-    p.add_argument("--noise", metavar="MODEL", help="what the die's analog input reads")
+    p.add_argument("--noise", metavar="MODEL", help="what the board's analog input reads")
     p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
     return p
 
 
 def _setup(a: argparse.Namespace) -> tuple[Chip, Device | None, Path | None]:
     """The chip, its device (or None) and the folder of its sources (or None)."""
-    from fairdie.board import load_board
-    from fairdie.cli import _VARIANT_BOARDS, _make_die
-    from fairdie.device import Device
-    from fairdie.sim import Chip, load_firmware, mcu_matches
+    from fairdie.device import Setup
     from fairdie.toolchain import load_target
 
-    if a.firmware is not None and a.variant is not None:
-        raise FairdieError("--variant names a build of the die: give it or a FIRMWARE, not both")
-    if a.mcu is not None and (a.firmware is None or a.board is not None):
-        raise FairdieError("--mcu goes with a FIRMWARE and no --board (a board names its MCU)")
-    board = load_board(a.board or _VARIANT_BOARDS[a.variant or "direct"])
-    sources = load_target(board.firmware).path if a.firmware is None and board.firmware else None
-    if a.firmware is not None and a.board is None:
-        fw = load_firmware(a.firmware, eep=a.eep, mcu=a.mcu, f_cpu=a.f_cpu)
-        mcu = a.mcu or fw.mcu or (fw.device.name if fw.device else None)
-        if mcu and not mcu_matches(board.mcu, mcu):  # no die: a bare chip
-            return Chip(fw, mcu=mcu, f_cpu=a.f_cpu, seed=a.seed), None, None
-    if board.die is not None:
-        ns = argparse.Namespace(
-            board=a.board,
-            variant=a.variant,
-            firmware=a.firmware,
-            eep=a.eep,
-            f_cpu=a.f_cpu,
-            noise=a.noise,
-            seed=a.seed,
-            button=None,
-            counts=None,
-        )
-        die: Device = _make_die(ns)
-        return die.chip, die, sources
-    if a.firmware is None:
-        raise FairdieError(f"board {board.name} names no firmware target: give a FIRMWARE")
-    fw = load_firmware(
-        a.firmware, eep=a.eep, mcu=board.mcu, f_cpu=a.f_cpu, default_f_cpu=board.f_cpu
+    if a.firmware is None and a.board is None:
+        raise FairdieError("give a FIRMWARE (ELF or HEX) or a --board that names its firmware")
+    setup = Setup.make(
+        a.firmware,
+        board=a.board,
+        mcu=a.mcu,
+        f_cpu=a.f_cpu,
+        eep=a.eep,
+        variant=a.variant,
+        seed=a.seed,
+        stimulus=a.noise,
     )
-    chip = Chip(fw, mcu=board.mcu, vcc_mv=board.vcc_mv, seed=a.seed)
-    return chip, Device(chip, board, seed=a.seed), sources
+    board = setup.board
+    if board is None:  # a bare chip
+        if a.noise is not None:
+            raise FairdieError("--noise needs a --board with an analog input")
+        return setup.chip(), None, None
+    sources = load_target(board.firmware).path if a.firmware is None and board.firmware else None
+    device = setup.device()
+    if a.noise is not None and getattr(device, "set_noise", None) is None:
+        _feed(device, a.noise)
+    return device.chip, device, sources
+
+
+def _feed(device: Device, spec: str) -> None:
+    from fairdie.debug._monitor import Monitor
+
+    answer = Monitor(device.chip, device).run(f"noise {spec}")
+    if not answer.startswith("noise "):
+        raise FairdieError(answer.strip().removeprefix("monitor noise: "))
 
 
 def debug_main(argv: list[str]) -> int:

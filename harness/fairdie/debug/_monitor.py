@@ -20,25 +20,39 @@ __all__ = ["HELP", "Monitor"]
 
 HELP = """\
 monitor commands (fairdie debug):
-  press             press the die: power on and run until its face shows
-                    (breakpoints do not stop it); the chip stays powered
+  press [NAME [S]]  press the board's button NAME for S seconds (default 0.2)
+                    and say what its LEDs and displays show; without NAME,
+                    the device's own press (a die: power on or roll, run
+                    until its face shows), else the board's only button.
+                    Breakpoints do not stop it; the chip stays powered
   power on          power-on reset: PC 0, halted; `continue` runs the firmware
   power off         cut the power (an EEPROM write in flight is lost)
   noise SPEC        what the analog input reads from now on: floating,
                     uniform, stuck:MV, rail-low, rail-high, hum:HZ,
                     biased:P0,P1,..., trace:FILE.csv
-  status            power, cycle, PC, sleep and what the display shows
+  status            power, cycle, PC, sleep and what the LEDs and displays show
   help              this text
 """
 
 _STALE = "(gdb shows the new registers at its next stop, or after `maint flush register-cache`)"
-#: the longest a press runs waiting for a face
-_PRESS_LIMIT_S = 1.0
+#: how long ``monitor press NAME`` holds the button by default
+_HOLD_S = 0.2
+
+
+def shown(device: Device) -> str:
+    """What the board's LEDs and displays show now, in a few words."""
+    lit = sorted(device.lit())
+    parts = [f"LEDs lit: {', '.join(lit) if lit else 'none'}"]
+    parts += [f"{d.name} {device.read(d)!r}" for d in device.board.displays]
+    return "; ".join(parts)
 
 
 class Monitor:
-    """The monitor commands over a chip and, when there is one, its device
-    (a :class:`~fairdie.die.Die` can be pressed)."""
+    """The monitor commands over a chip and, when there is one, its device.
+
+    A device may press its own way (``debug_press() -> str``, for ``monitor
+    press`` without a name) and feed its own analog input
+    (``set_noise(spec)``); a subject's device class adds them."""
 
     def __init__(self, chip: Chip, device: Device | None = None) -> None:
         self.chip = chip
@@ -93,55 +107,36 @@ class Monitor:
         raise FairdieError("say `monitor power on` or `monitor power off`")
 
     def _press(self, args: list[str]) -> str:
-        from fairdie.die import Die
-
-        if args:
-            raise FairdieError("press takes no arguments")
-        die = self.device
-        if not isinstance(die, Die):
-            raise FairdieError("no die to press here (a board with a [die] table has one)")
-        chip = die.chip
-        if not die.rolls_by_power:
-            press = die.roll()
-            return f"press {die.presses}: face {press.face}, display {press.display!r} {_STALE}"
-        if chip.powered:
-            chip.power_off()  # a power-switch die: each press is a power-on
-        seek = getattr(die.noise, "seek", None)
-        if seek is not None:  # each press reads its own part of the noise
-            seek(die.presses)
-        die.presses += 1
-        die.power_on()
-        start = chip.cycle
-        limit = start + chip.cycles_for(max(_PRESS_LIMIT_S, die.settle_s))
-        step = max(1, die.window // 4)
-        while chip.cycle < limit:
-            chip.run(min(step, limit - chip.cycle))
-            lit = die.first_lit()
-            if lit is not None and chip.cycle - lit >= die.window:
-                break
-        lit = die.first_lit()
-        when = (
-            f"lit {(lit - start) * 1000 / chip.frequency:.1f} ms after power-on"
-            if lit is not None
-            else f"nothing lit in {(chip.cycle - start) / chip.frequency:g} s"
-        )
-        table = f"; table {list(die.counts)}" if die.has_counters else ""
-        return (
-            f"press {die.presses}: display {die.display()!r} ({when}){table};"
-            f" stopped at cycle {chip.cycle}, pc 0x{chip.pc:04x} {_STALE}"
-        )
+        dev = self.device
+        if dev is None:
+            raise FairdieError("no board here: run fairdie debug with --board to press buttons")
+        if len(args) > 2:
+            raise FairdieError("say `monitor press [NAME [SECONDS]]`")
+        own = getattr(dev, "debug_press", None)  # a subject's device presses its own way
+        if not args and own is not None:
+            return f"{own()} {_STALE}"
+        buttons = [b.name for b in dev.board.buttons]
+        if not args and len(buttons) != 1:
+            raise FairdieError(f"name a button (buttons: {', '.join(buttons) or 'none'})")
+        name = args[0] if args else buttons[0]
+        try:
+            hold = float(args[1]) if len(args) > 1 else _HOLD_S
+        except ValueError:
+            raise FairdieError(f"not a number of seconds: {args[1]!r}") from None
+        dev.press(name, hold=hold)
+        chip = self.chip
+        return f"pressed {name} for {hold:g} s: {shown(dev)}; cycle {chip.cycle} {_STALE}"
 
     def _noise(self, args: list[str]) -> str:
-        from fairdie.die import Die
-
         if len(args) != 1:
             raise FairdieError("say `monitor noise SPEC`, e.g. `monitor noise stuck:1500`")
         spec, dev = args[0], self.device
         inputs = dev.board.analog if dev is not None else ()
         # the input a die feeds: the one named "noise", else the first
         analog = next((a for a in inputs if a.name == "noise"), inputs[0] if inputs else None)
-        if isinstance(dev, Die):
-            dev.set_noise(spec)
+        own = getattr(dev, "set_noise", None)  # a subject's device feeds its own input
+        if own is not None:
+            own(spec)
         elif dev is not None and analog is not None:
             try:
                 model = parse_noise(spec, seed=dev.seed, vcc_mv=self.chip.vcc_mv)
@@ -154,8 +149,6 @@ class Monitor:
         return f"noise {spec}{where}"
 
     def _status(self, args: list[str]) -> str:
-        from fairdie.die import Die
-
         chip = self.chip
         if not chip.powered:
             return f"powered off, cycle {chip.cycle}"
@@ -163,6 +156,6 @@ class Monitor:
         state = "asleep" if chip.sleeping else "running"
         line = f"powered, cycle {chip.cycle} ({t:.6f} s powered), pc 0x{chip.pc:04x}, {state}"
 
-        if isinstance(self.device, Die):
-            line += f", display {self.device.display()!r}"
+        if self.device is not None:
+            line += f"; {shown(self.device)}"
         return line

@@ -3,7 +3,7 @@
 :class:`Device` is generic: any MCU, any board file. It presses buttons
 (with seeded contact bounce), feeds analog inputs, switches the power, reads
 LEDs through the persistence model, decodes displays by the board's symbol
-tables and reads tones off the speaker pin. :class:`fairdie.die.Die` is one
+tables and reads tones off the speaker pin. :class:`fairdie.subjects.die.Die` is one
 device; nothing here knows a die.
 
 Importing it does not load the compiled simulator: a :class:`Device` is
@@ -13,6 +13,15 @@ given a :class:`~fairdie.sim.Chip` made by its caller.
 from __future__ import annotations
 
 from fairdie.device._device import MAX_HOLD_S, Device, check_hold
+from fairdie.device._setup import Setup, resolve_clock
 from fairdie.device._tones import Tone, tones_from_edges
 
-__all__ = ["MAX_HOLD_S", "Device", "Tone", "check_hold", "tones_from_edges"]
+__all__ = [
+    "MAX_HOLD_S",
+    "Device",
+    "Setup",
+    "Tone",
+    "check_hold",
+    "resolve_clock",
+    "tones_from_edges",
+]

@@ -373,7 +373,7 @@ def _check_budget(target: Target, b: Build) -> None:
 
 
 def build(
-    target: str | Path = "die_t13a",
+    target: str | Path,
     *,
     variant: str | None = None,
     mcu: str | None = None,
@@ -381,7 +381,7 @@ def build(
     defines: Mapping[str, Define] = _NO_DEFINES,
     cache_dir: Path | None = None,
 ) -> Build:
-    """Build ``target`` (a name under ``firmware_dir()`` or a folder path), cached by content.
+    """Build ``target`` (a shipped target's name or a folder path), cached by content.
 
     ``variant`` picks the target's variant defines (default: its default variant);
     ``defines`` add to or override them. ``cache_dir`` replaces the default cache

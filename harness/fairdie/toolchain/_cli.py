@@ -60,9 +60,10 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     """The build command's options, on ``parser``."""
     parser.add_argument(
         "--target",
-        default="die_t13a",
+        required=True,
         metavar="NAME_OR_DIR",
-        help="a target shipped with fairdie (die_t13a, the default) or a folder with a target.toml",
+        help="a target shipped with fairdie (a subject's, e.g. die_t13a) or a folder with a"
+        " target.toml",
     )
     parser.add_argument("--variant", help="build variant (see the target.toml)")
     parser.add_argument("--f-cpu", type=_f_cpu, metavar="HZ", help="override the clock")

@@ -99,7 +99,7 @@ class BuildOptions:
 
 @dataclass(frozen=True)
 class Target:
-    """A parsed firmware target (see ``fairdie/firmware/die_t13a/target.toml``)."""
+    """A parsed firmware target (a folder's ``target.toml``)."""
 
     name: str
     path: Path
@@ -168,11 +168,25 @@ def firmware_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "firmware"
 
 
-def _resolve(target: str | Path) -> Path:
-    """An absolute folder: a plain name under ``firmware_dir()``, else a path.
+def shipped_targets() -> dict[str, Path]:
+    """Target name -> folder: the core's (``firmware_dir()``, its ``tests/``
+    holding the engine's test firmwares) and each subject's ``firmware/``."""
+    from fairdie.subjects import firmware_folders
 
-    A string without a separator (``"die_t13a"``) names a target under
-    ``firmware_dir()`` when one is there, else a folder of the working
+    found: dict[str, Path] = {}
+    for root in (firmware_dir(), *firmware_folders()):
+        if root.is_dir():
+            for d in sorted(root.iterdir()):
+                if (d / TARGET_FILE).is_file():
+                    found.setdefault(d.name, d)
+    return found
+
+
+def _resolve(target: str | Path) -> Path:
+    """An absolute folder: a plain name of a shipped target, else a path.
+
+    A string without a separator (``"die_t13a"``) names a shipped target
+    (:func:`shipped_targets`) when there is one, else a folder of the working
     directory; anything else is a path, relative ones to the working directory.
     """
     path = Path(target).expanduser()
@@ -181,9 +195,12 @@ def _resolve(target: str | Path) -> Path:
         and not any(c in target for c in ("/", os.sep))
         and target[:1] != "."
     ):
-        shipped = firmware_dir() / target
-        if shipped.is_dir() or not path.is_dir():
+        shipped = shipped_targets().get(target)
+        if shipped is not None and (shipped.is_dir() or not path.is_dir()):
             path = shipped
+        elif not path.is_dir():
+            names = ", ".join(sorted(shipped_targets()))
+            raise ToolchainError(f"firmware target not found: {target} (shipped: {names})")
     if not path.is_dir():
         raise ToolchainError(f"firmware target not found: {path}")
     return path.resolve()
@@ -349,7 +366,7 @@ def parse_target_toml(text: str, path: Path) -> Target:
     )
 
 
-def load_target(target: str | Path = "die_t13a") -> Target:
+def load_target(target: str | Path) -> Target:
     """Load a target by name (a folder under ``firmware_dir()``) or by folder path.
 
     A folder without ``target.toml`` is allowed: then ``build()`` needs ``mcu`` and
@@ -371,6 +388,6 @@ def load_target(target: str | Path = "die_t13a") -> Target:
     return parse_target_toml(text, path)
 
 
-def variants(target: str | Path = "die_t13a") -> tuple[str, ...]:
+def variants(target: str | Path) -> tuple[str, ...]:
     """The variant names a target accepts (for validating ``--variant``)."""
     return load_target(target).variants

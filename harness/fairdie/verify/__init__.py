@@ -7,12 +7,12 @@ board it goes on, and runs, in order (:data:`CHECKS`):
   the board's clock (the ELF's avr_mcu section), is a build made for the
   board's LED wiring (boards name their firmware target; each variant of a
   target says how it drives LEDs and which reference model it follows);
-- behaviour against the reference model (fairdie.die): each face forced and
+- behaviour against the reference model (fairdie.subjects.die): each face forced and
   read off the LEDs, tables counted press by press (edge tables included),
   the 10 s clear (held 10.05 s: cleared, every LED lit; 9.9 s: not), a fresh
   chip's first press, each roll stored before its face lights;
 - campaigns: fairness under the standard noise models, adversarial included
-  (fairdie.lab), and the quick power-cut campaigns G1-G4 (fairdie.faults);
+  (fairdie.subjects.die.lab), and the quick power-cut campaigns G1-G4 (fairdie.subjects.die.faults);
 - energy: the charge per press and the presses a CR2032 gives, an estimate
   from the simulated time in each state and datasheet currents
   (:mod:`fairdie.verify._figures` names each figure's source).

@@ -1,8 +1,8 @@
 """The checks verify runs, in order, each to a :class:`Check`.
 
 Every check returns pass, fail or skipped with a one-line reason. The
-behaviour checks press the firmware on its board through :class:`fairdie.die.Die`;
-those that judge a press against the die's reference model (``fairdie.die``:
+behaviour checks press the firmware on its board through :class:`fairdie.subjects.die.Die`;
+those that judge a press against the die's reference model (``fairdie.subjects.die``:
 forced faces, tables, the clear, fairness, power cuts) run only when the
 firmware follows one, and say so when they are skipped.
 """
@@ -23,9 +23,9 @@ from fairdie.verify._subject import Subject, board_copy, identify, models_of, va
 from fairdie.verify._timeline import Timeline, record_press
 
 if TYPE_CHECKING:
-    from fairdie.die import Die
-    from fairdie.faults import Report
-    from fairdie.lab._campaign import CampaignResult
+    from fairdie.subjects.die import Die
+    from fairdie.subjects.die.faults import Report
+    from fairdie.subjects.die.lab._campaign import CampaignResult
 
 __all__ = [
     "CHECKS",
@@ -71,7 +71,7 @@ CHECKS: tuple[tuple[str, str], ...] = (
     ("mcu-and-memory", "built for the board's MCU; fits its flash, SRAM and EEPROM"),
     ("clock", "the clock the build expects (its avr_mcu section) is the board's"),
     ("board-wiring", "the board file is wired as the build drives its LEDs"),
-    ("model", "the reference model (fairdie.die) the firmware's presses follow"),
+    ("model", "the reference model (fairdie.subjects.die) the firmware's presses follow"),
     ("faces", "every face lights as the board's display shows it"),
     ("press-counts", "a press counts the face shown: the table after is the model's"),
     ("clear-10s", "held 10.05 s: table cleared, all LEDs lit; held 9.9 s: not cleared"),
@@ -164,7 +164,7 @@ class Context:
         """A fresh die: this firmware on this board, the board's clock, erased
         EEPROM plus the file's own image unless ``eeprom`` replaces it, fed
         ``codes`` (else the default noise)."""
-        from fairdie.die import Die
+        from fairdie.subjects.die import Die
 
         s = self.s
         die = Die(
@@ -343,7 +343,7 @@ def _model(ctx: Context) -> Result:
     bd = s.board
     if bd.firmware is None:
         return _skip(f"board {bd.name} names no firmware target, so no reference model")
-    from fairdie.die._models import model_named
+    from fairdie.subjects.die._models import model_named
     from fairdie.toolchain import load_target
 
     ctx.identify()
@@ -377,7 +377,7 @@ def _model(ctx: Context) -> Result:
 
 def _reproduces(ctx: Context, name: str) -> bool:
     """Does the firmware store what model ``name`` stores, from that model's images?"""
-    from fairdie.die._models import model_named
+    from fairdie.subjects.die._models import model_named
 
     model = model_named(name)
     for face in (1, 6):
@@ -611,7 +611,7 @@ def _stored_first(ctx: Context) -> Result:
 
 
 def _fairness(ctx: Context) -> Result:
-    from fairdie.lab._campaign import Campaign, CampaignError, run_campaign
+    from fairdie.subjects.die.lab._campaign import Campaign, CampaignError, run_campaign
 
     s = ctx.s
     if s.model is None:
@@ -662,7 +662,7 @@ def _fairness(ctx: Context) -> Result:
 
 
 def _power_cuts(ctx: Context) -> Result:
-    from fairdie.faults import Target, run_faults
+    from fairdie.subjects.die.faults import Target, run_faults
 
     s = ctx.s
     if s.model is None:

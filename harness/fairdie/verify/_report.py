@@ -2,7 +2,7 @@
 
 ``DIR/index.html`` embeds every plot as a base64 PNG (the PNG files are
 written beside it too): the faces histogram and the spread over presses
-beside dice, deck and dynamic dice (the lab's plots, fairdie.lab._plots, of
+beside dice, deck and dynamic dice (the lab's plots, fairdie.subjects.die.lab._plots, of
 the ``floating`` campaign), a timing diagram of one press from the chip's
 trace, and the energy breakdown. Needs matplotlib (the ``plot`` extra).
 """
@@ -49,8 +49,8 @@ def write_report(verdict: Verdict, folder: Path) -> Path:
     pngs: list[tuple[str, str]] = []  # (title, file name)
     floating = verdict.campaigns.get("floating") or next(iter(verdict.campaigns.values()), None)
     if floating is not None:
-        from fairdie.lab._campaign import reference_tallies
-        from fairdie.lab._plots import write_plots
+        from fairdie.subjects.die.lab._campaign import reference_tallies
+        from fairdie.subjects.die.lab._plots import write_plots
 
         refs = reference_tallies(floating.campaign.presses, floating.campaign.seed)
         names = [Path(f).name for f in write_plots(str(folder), floating, refs)]

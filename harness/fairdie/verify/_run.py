@@ -15,8 +15,8 @@ from fairdie.verify._subject import Subject, load_subject, temp_folder
 from fairdie.verify._timeline import Timeline
 
 if TYPE_CHECKING:
-    from fairdie.faults import Report
-    from fairdie.lab._campaign import CampaignResult
+    from fairdie.subjects.die.faults import Report
+    from fairdie.subjects.die.lab._campaign import CampaignResult
 
 __all__ = ["ALWAYS", "WEIGHTS", "Verdict", "total_units", "verify"]
 

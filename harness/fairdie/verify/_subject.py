@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairdie.board import Board, load_board, shipped_boards
-from fairdie.die._models import DieModel
 from fairdie.errors import FairdieError, FirmwareError, ToolchainError
 from fairdie.sim import Firmware, load_firmware
+from fairdie.subjects.die._models import DieModel
 
 __all__ = [
     "Subject",
@@ -142,11 +142,11 @@ def identify(fw: Firmware, target: str, *, mcu: str, f_cpu: int | None) -> tuple
 def board_copy(board: Board, variant: str, folder: Path) -> str:
     """A copy of ``board``'s file naming build ``variant``: what campaigns load
     to judge the file by that build's model."""
-    from importlib import resources
+    from fairdie.board import shipped_board_file
 
     if board.source.endswith(" (shipped)"):
         name = board.source.removesuffix(" (shipped)")
-        text = resources.files("fairdie").joinpath("boards", name).read_text(encoding="utf-8")
+        text = shipped_board_file(name).read_text(encoding="utf-8")
     else:
         text = Path(board.source).read_text(encoding="utf-8")
     head = re.search(r"(?ms)^\[board\][^\[]*", text)

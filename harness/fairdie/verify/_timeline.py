@@ -187,7 +187,7 @@ class _Recorder:
 
 
 def record_press(die: Any, hold: float, *, tail: float = 0.0) -> Timeline:
-    """Press ``die`` (a :class:`fairdie.die.Die`) for ``hold`` seconds and record it.
+    """Press ``die`` (a :class:`fairdie.subjects.die.Die`) for ``hold`` seconds and record it.
 
     A power-switch die is powered for ``hold`` seconds. A button die (powered
     on first if it is not) has its button held ``hold`` seconds without

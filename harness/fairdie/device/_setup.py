@@ -1,0 +1,138 @@
+"""One recipe for "this firmware on this board": :class:`Setup`.
+
+Front ends (the CLI, the plugin, verify) make a setup once from what the user
+gave; everything downstream (chips, devices, campaign workers) receives it as
+it is, never strings to parse again. It is frozen and picklable, so a worker
+process or a Dask worker gets the same recipe.
+
+The clock is resolved here, once, by one rule (:func:`resolve_clock`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairdie.board import Board, load_board
+from fairdie.errors import FairdieError
+from fairdie.sim import Firmware, load_firmware
+
+if TYPE_CHECKING:
+    from fairdie.device._device import Device
+    from fairdie.sim import Chip
+
+__all__ = ["Setup", "resolve_clock"]
+
+
+def resolve_clock(given: int | None, board: Board | None, firmware: Firmware | None) -> int:
+    """The clock a chip runs at: ``given`` (``--f-cpu``), else the board's (its
+    fuses and crystal), else the one the ELF names; one line when none does."""
+    clock = given or (board.f_cpu if board is not None else None)
+    clock = clock or (firmware.f_cpu if firmware is not None else None)
+    if clock is None:
+        raise FairdieError("no clock: give --f-cpu HZ or a --board (the file names none)")
+    return clock
+
+
+@lru_cache(maxsize=32)
+def _firmware(path: Path, eep: Path | None, mcu: str | None, f_cpu: int) -> Firmware:
+    # one load per file and clock per process (load_firmware caches ELF parsing too)
+    return load_firmware(path, eep=eep, mcu=mcu, default_f_cpu=f_cpu)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """A firmware on a board (or a bare MCU), at one clock, from one seed.
+
+    Make one with :meth:`make`; ``chip()`` and ``device()`` make fresh parts
+    from it, as often as a check or a campaign needs a fresh chip.
+    """
+
+    firmware: Path  #: the ELF or HEX (a build's ELF when none was given)
+    board: Board | None
+    mcu: str
+    f_cpu: int
+    eep: Path | None = None
+    variant: str | None = None  #: the build of the board's firmware target, if built
+    seed: int = 0
+    stimulus: str | None = None  #: what the analog input reads (a noise spec), if set
+
+    @classmethod
+    def make(
+        cls,
+        firmware: str | Path | None = None,
+        *,
+        board: Board | str | Path | None = None,
+        mcu: str | None = None,
+        f_cpu: int | None = None,
+        eep: str | Path | None = None,
+        variant: str | None = None,
+        seed: int = 0,
+        stimulus: str | None = None,
+    ) -> Setup:
+        """Resolve what a user gave; raises :class:`FairdieError` (one line).
+
+        Without ``firmware`` the board's target is built (``variant``, else the
+        board's own). Without a board, the MCU comes from ``mcu`` or the ELF.
+        """
+        bd = board if isinstance(board, Board) or board is None else load_board(board)
+        if bd is not None and mcu is not None:
+            raise FairdieError("--mcu goes without --board (a board names its MCU)")
+        if firmware is None:
+            if eep is not None:
+                raise FairdieError("--eep goes with a HEX firmware")
+            if bd is None or bd.firmware is None:
+                what = f"board {bd.name} names no firmware target" if bd else "no firmware"
+                raise FairdieError(f"{what}: give a FIRMWARE (an ELF or HEX)")
+            from fairdie.toolchain import build
+
+            v = variant or bd.variant
+            firmware = build(bd.firmware, variant=v, mcu=bd.mcu, f_cpu=f_cpu or bd.f_cpu).elf
+            variant = v
+        elif variant is not None:
+            raise FairdieError("--variant names a build of the board's firmware: not with a file")
+        path = Path(firmware)
+        ep = Path(eep) if eep is not None else None
+        probe = load_firmware(path, eep=ep, mcu=bd.mcu if bd else mcu, f_cpu=f_cpu)
+        chip_mcu = bd.mcu if bd else (mcu or probe.mcu)
+        if chip_mcu is None:
+            raise FairdieError(
+                f"{path}: the file names no MCU: give --board BOARD (or --mcu MCU --f-cpu HZ)"
+            )
+        clock = resolve_clock(f_cpu, bd, probe)
+        return cls(path, bd, chip_mcu, clock, ep, variant, seed, stimulus)
+
+    def with_seed(self, seed: int) -> Setup:
+        return replace(self, seed=seed)
+
+    def load(self) -> Firmware:
+        """The firmware, loaded once per process."""
+        return _firmware(self.firmware.resolve(), self.eep, self.mcu, self.f_cpu)
+
+    def chip(self, **options: object) -> Chip:
+        """A fresh chip of this setup (``options``: :class:`~fairdie.sim.Chip`'s)."""
+        from fairdie.sim import Chip
+
+        vcc = self.board.vcc_mv if self.board is not None else None
+        return Chip(
+            self.load(),
+            mcu=self.mcu,
+            f_cpu=self.f_cpu,
+            vcc_mv=vcc,
+            seed=self.seed,
+            **options,  # type: ignore[arg-type]
+        )
+
+    def device(self) -> Device:
+        """A fresh device: the subject's device class when a registered subject
+        claims the board (:func:`fairdie.subjects.device_for`), else a
+        :class:`~fairdie.device.Device` on a fresh chip."""
+        from fairdie.device._device import Device
+        from fairdie.subjects import device_for
+
+        if self.board is None:
+            raise FairdieError("no board: give --board BOARD to press buttons and read LEDs")
+        found = device_for(self)
+        return found if found is not None else Device(self.chip(), self.board, seed=self.seed)

@@ -1,0 +1,340 @@
+"""The die's commands: ``fairdie press``, ``roll`` and ``demo``.
+
+Each takes its own arguments (one-line usage errors, exit 2); scripts read
+the ``--json`` outputs. ``fairdie lab`` and ``fairdie faults`` are in
+:mod:`fairdie.subjects.die.lab` and :mod:`fairdie.subjects.die.faults`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fairdie._cmdline import BadInput, Parser, int_in
+from fairdie.device import MAX_HOLD_S, Setup
+from fairdie.errors import FairdieError
+from fairdie.subjects.die._art import draw_dice, draw_table
+
+__all__ = [
+    "DIE_TARGET",
+    "VARIANT_BOARDS",
+    "add_target_options",
+    "bench_main",
+    "demo_main",
+    "device_for",
+    "make_die",
+    "press_main",
+    "roll_main",
+]
+
+#: the die's firmware target
+DIE_TARGET = "die_t13a"
+#: the board each build of the die runs on (the seed build: the direct wiring)
+VARIANT_BOARDS = {"direct": "die-direct", "charlieplex": "die-charlieplex", "seed": "die-direct"}
+_MAX_COUNT = 1_000_000
+
+
+def add_target_options(p: argparse.ArgumentParser, *, doing: str) -> None:
+    """``--variant``, ``--firmware``, ``--board``: which die a run ``doing`` something uses."""
+    p.add_argument("--variant", help="build of the board's firmware (e.g. seed: the seed's rule)")
+    p.add_argument("--firmware", help=f"an ELF or HEX to {doing} instead of our build")
+    p.add_argument("--board", default="die-direct", help="board file or name (default die-direct)")
+
+
+def _counts(text: str) -> bytes:
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not six numbers: {text!r}") from None
+    if len(values) != 6 or not all(0 <= v <= 255 for v in values):
+        raise argparse.ArgumentTypeError(f"expected six counts 0..255 (face 1 first): {text!r}")
+    return bytes(values)
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("empty: give a name")
+    return text.strip()
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < v <= MAX_HOLD_S:
+        raise argparse.ArgumentTypeError(f"{text} s is out of range (0..{MAX_HOLD_S:g} s]")
+    return v
+
+
+def _add_die_options(p: argparse.ArgumentParser) -> None:
+    """The options that make the die (``press``, ``roll``): :func:`make_die` reads them."""
+    p.add_argument(
+        "--noise",
+        type=_name,
+        default=None,
+        metavar="MODEL",
+        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS",
+    )
+    p.add_argument(
+        "--button",
+        type=_name,
+        metavar="NAME",
+        help="the button that rolls the die (default: the board's [die] roll, else its power)",
+    )
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--variant", choices=sorted(VARIANT_BOARDS), default=None)
+    p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
+    p.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
+    p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
+    p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ")
+    p.add_argument(
+        "--counts",
+        type=_counts,
+        metavar="C1,...,C6",
+        help="start from this table (default: erased)",
+    )
+
+
+def make_die(a: argparse.Namespace) -> Any:
+    """The die the options of :func:`_add_die_options` describe."""
+    from fairdie.board import check_build, load_board
+    from fairdie.sim import load_firmware
+    from fairdie.subjects.die import Die
+    from fairdie.toolchain import load_target
+
+    bd = load_board(a.board or VARIANT_BOARDS[a.variant or "direct"])
+    check_build(bd, a.variant)  # a board of one LED drive never runs a build of another
+    model = None
+    if a.firmware is not None and a.variant is not None:
+        # the file stands in for that build of the board's firmware: its model judges it
+        if bd.firmware is None:
+            raise FairdieError(f"--variant: board {bd.name} names no firmware target to vary")
+        model = load_target(bd.firmware).model_for(a.variant)
+    firmware = None
+    if a.firmware is not None:  # a HEX runs at the board's clock unless --f-cpu says
+        firmware = load_firmware(
+            a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu, default_f_cpu=bd.f_cpu
+        )
+    elif a.eep is not None:
+        raise FairdieError("--eep goes with --firmware (a HEX file)")
+    die = Die(
+        board=bd,
+        firmware=firmware,
+        variant=a.variant if firmware is None else None,
+        noise=a.noise,
+        seed=a.seed,
+        f_cpu=a.f_cpu,
+        roll=a.button,
+        model=model,
+    )
+    if a.counts is not None:
+        die.set_counts(a.counts)
+    return die
+
+
+def device_for(setup: Setup) -> Any:
+    """The core's hook (:func:`fairdie.subjects.device_for`): a :class:`Die`
+    for a setup whose board has a ``[die]`` table, else None."""
+    if setup.board is None or setup.board.die is None:
+        return None
+    from fairdie.subjects.die import Die
+    from fairdie.toolchain import load_target
+
+    bd = setup.board
+    model = None
+    if setup.variant is not None and bd.firmware is not None:  # a build of the board's target
+        model = load_target(bd.firmware).model_for(setup.variant)
+    return Die(
+        board=bd,
+        firmware=setup.load(),
+        noise=setup.stimulus,
+        seed=setup.seed,
+        f_cpu=setup.f_cpu,
+        model=model,
+    )
+
+
+def _run(
+    prog: str, parser: Parser, argv: list[str], command: Callable[[argparse.Namespace], int]
+) -> int:
+    """Parse, run, and turn bad input into one line and exit 2."""
+    try:
+        a = parser.parse_args(argv)
+    except BadInput as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    except SystemExit as e:  # --help
+        return int(e.code or 0)
+    # every run is reproducible from its arguments (the seed defaults to a fixed value)
+    a.replay = shlex.join([*prog.split(), *argv])
+    try:
+        return command(a)
+    except FairdieError as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _press_parser() -> Parser:
+    p = Parser(prog="fairdie press", description="Press the emulated die N times.")
+    p.add_argument("--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N")
+    p.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
+    p.add_argument(
+        "--vcd",
+        type=Path,
+        metavar="FILE",
+        help="write the last press (pins, ADC, EEPROM, sleep, power) to this VCD file",
+    )
+    _add_die_options(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def _press(a: argparse.Namespace) -> int:
+    from fairdie._trace import TRACE_KINDS, check_writable, summary, write
+
+    vcd = check_writable(a.vcd) if a.vcd is not None else None
+    die = make_die(a)
+    if vcd is not None:
+        die.chip.trace_kinds = TRACE_KINDS
+    presses = [die.roll(a.hold) for _ in range(a.count)]
+    faces = [p.face for p in presses]
+    counts = list(die.counts) if die.has_counters else None
+    out: dict[str, Any] = {
+        "faces": faces,
+        "counts": counts,
+        "display": presses[-1].display,
+        "seed": a.seed,
+        "noise": a.noise or ("floating" if die.noise is not None else None),
+        "hold": a.hold,
+        "board": die.board.name,
+        "button": die.roll_control,
+        "firmware": str(die.chip.firmware.path),
+        "replay": a.replay,
+    }
+    if vcd is not None:
+        chip = die.chip
+        fw = chip.firmware.path
+        write(
+            chip,
+            vcd,
+            comment=f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
+            f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz,"
+            f" seed {a.seed}",
+        )
+        out["vcd"] = str(vcd)
+        out["events"] = summary(chip)
+    if a.json:
+        print(json.dumps(out))
+    else:
+        print(draw_dice([str(p.face) if p.face else p.display for p in presses]))
+        if counts is not None:
+            print(draw_table(counts))
+        print(f"display at release: {out['display']}    replay: {a.replay}")
+        if vcd is not None:
+            ev = out["events"]
+            print(
+                f"wrote {vcd}: {ev['pin']} pin changes, {ev['adc']} ADC conversions,"
+                f" {ev['eeprom_start']} EEPROM writes, {ev['sleep']} sleeps of the last press"
+            )
+    if all(f is None for f in faces):
+        # a die that never shows a face fails, whatever it printed
+        shown = sorted({p.display for p in presses})
+        print(
+            f"fairdie: no valid face in {len(presses)} rolls (displays: {', '.join(shown)});"
+            f" replay: {a.replay}",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def press_main(argv: list[str]) -> int:
+    """``fairdie press ...``; returns the exit status."""
+    return _run("fairdie press", _press_parser(), argv, _press)
+
+
+def _roll(a: argparse.Namespace) -> int:
+    from fairdie.subjects.die._roll import run_roll
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise FairdieError("roll needs a terminal (use fairdie press)")
+    die = make_die(a)
+    noise = a.noise or ("floating" if die.noise is not None else "none")
+    return run_roll(
+        die, title=f"fairdie roll: board {die.board.name}, noise {noise}, seed {a.seed}"
+    )
+
+
+def roll_main(argv: list[str]) -> int:
+    """``fairdie roll ...``; returns the exit status."""
+    p = Parser(
+        prog="fairdie roll",
+        description="Press the emulated die from the terminal: space or enter presses, holding"
+        " the key holds the die (key repeats less than 0.6 s apart are one hold; held 10 s,"
+        " the die clears its table); q or Ctrl-C quits.",
+    )
+    _add_die_options(p)
+    return _run("fairdie roll", p, argv, _roll)
+
+
+def _demo(a: argparse.Namespace) -> int:
+    from fairdie.subjects.die import Die
+    from fairdie.toolchain import build
+
+    b = build(DIE_TARGET, variant=a.variant)
+    print(
+        f"built {b.elf.name} for the {b.mcu} at {b.f_cpu} Hz:"
+        f" flash {b.flash_bytes}/{b.flash_budget} B, sram {b.sram_bytes}/{b.sram_budget} B"
+    )
+    die = Die(board=VARIANT_BOARDS[a.variant], variant=a.variant, seed=a.seed)  # b, cached
+    print(
+        f"a fresh chip (EEPROM erased), floating-pin noise, seed {a.seed}:"
+        f" {a.count} presses of 0.2 s\n"
+    )
+    presses = [die.roll(0.2) for _ in range(a.count)]
+    print(draw_dice([str(p.face) if p.face else p.display for p in presses]))
+    print()
+    print(draw_table(die.counts))
+    held = die.roll(10.0)
+    print(
+        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(die.counts)}"
+    )
+    print(draw_dice([held.display]))
+    return 0
+
+
+def demo_main(argv: list[str]) -> int:
+    """``fairdie demo ...``; returns the exit status."""
+    p = Parser(
+        prog="fairdie demo",
+        description="Build the die, press it a few dozen times, show the table.",
+    )
+    p.add_argument("--count", type=int_in(1, 1000), default=36, metavar="N")
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1, metavar="S")
+    p.add_argument("--variant", choices=sorted(VARIANT_BOARDS), default="direct")
+    return _run("fairdie demo", p, argv, _demo)
+
+
+def bench_main(argv: list[str]) -> int:
+    """``fairdie bench ...``: the engine's speed and the die's presses, side by side."""
+    from fairdie.subjects.die.bench import format_report, run_benchmarks
+
+    p = Parser(prog="fairdie bench", description="Measure the engine's and the die's speed.")
+    p.add_argument("--cycles", type=int_in(1_000_000, 10**10), default=20_000_000)
+    p.add_argument("--rounds", type=int_in(1, 100), default=7)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    def run(a: argparse.Namespace) -> int:
+        r = run_benchmarks(cycles=a.cycles, rounds=a.rounds)
+        print(json.dumps(r) if a.json else format_report(r))
+        return 0
+
+    return _run("fairdie bench", p, argv, run)

@@ -1,0 +1,316 @@
+"""A die as a device: rolled by its power switch or a button, read through
+its board's face table, its noise fed to an analog input if it has one.
+
+A power-switch die (ours) rolls at every power-on: a roll powers the chip
+for ``hold`` seconds, then cuts it. A button die stays powered; a roll holds
+its roll button for ``hold`` seconds (bouncing as the board says), lets go
+and waits ``settle_ms`` for the face. Either way the face is what an eye
+reads over a persistence window, so direct, series and multiplexed LEDs read
+alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from fairdie.board import Board, Bounce, DieSpec, Display, load_board
+from fairdie.device import Device, check_hold
+from fairdie.errors import FairdieError
+from fairdie.noise import NoiseModel, parse_noise
+from fairdie.sim import Chip, EventKind, Firmware, load_firmware
+from fairdie.subjects.die._faces import POSITIONS, standard_faces
+from fairdie.subjects.die._models import DieModel, model_named
+
+__all__ = ["Die", "Press"]
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """What one press did."""
+
+    face: int | None  #: the face shown (None: no face lit for a persistence window)
+    display: str  #: what the LEDs showed when the press ended
+    counts: tuple[int, ...] | None  #: the six counters after the press (None: no table)
+    adc_codes: tuple[int, ...]  #: the ADC codes the firmware converted this press
+    hold_s: float
+
+
+class Die(Device):
+    """A die in emulation.
+
+    ``firmware``: an ELF/HEX path or :class:`Firmware` (default: build ours
+    for the board's variant and clock). ``noise``: a noise model, a CLI noise
+    name ("floating", "uniform", "stuck:MV") or None for the default; it feeds
+    the analog input named "noise" (or the board's only one). ``eeprom``: the
+    starting EEPROM (default: the firmware's own image, else erased).
+    ``roll``: the button that rolls it (default: the board's ``[die] roll``,
+    else its power button). ``variant``: the build of the board's firmware
+    target (default: the board's). ``model``: the reference model the die's
+    presses must match (default: the one the board's build names in its
+    target.toml, also for a firmware given as a file for that board).
+    """
+
+    def __init__(
+        self,
+        *,
+        board: Board | str | Path = "die-direct",
+        firmware: Firmware | str | Path | None = None,
+        noise: NoiseModel | str | None = None,
+        seed: int = 0,
+        eeprom: bytes | None = None,
+        f_cpu: int | None = None,
+        roll: str | None = None,
+        variant: str | None = None,
+        model: DieModel | str | None = None,
+    ) -> None:
+        bd = board if isinstance(board, Board) else load_board(board)
+        spec = bd.die or DieSpec()
+        # everything about the board is checked before anything is built
+        faces = _face_display(bd, spec)
+        control = _roll_control(bd, spec, roll)
+        analog = [a for a in bd.analog if a.name == "noise"] or list(bd.analog[:1])
+        if noise is not None and not analog:
+            raise FairdieError(f"board {bd.name}: no analog input to feed the noise to")
+        f = f_cpu or bd.f_cpu
+        if firmware is not None and variant is not None:
+            raise FairdieError(
+                "variant names a build of the board's firmware: give one or the other"
+            )
+        build_variant = variant or bd.variant
+        if firmware is None:
+            if bd.firmware is None:
+                raise FairdieError(f"board {bd.name} names no firmware target: give a firmware")
+            from fairdie.toolchain import build
+
+            firmware = build(bd.firmware, variant=build_variant, mcu=bd.mcu, f_cpu=f).elf
+        if model is None and bd.firmware is not None:
+            # a firmware given for a board stands in for the build the board names
+            from fairdie.toolchain import load_target
+
+            model = load_target(bd.firmware).model_for(build_variant)
+        try:
+            self.model: DieModel | None = model_named(model) if isinstance(model, str) else model
+        except ValueError as e:
+            raise FairdieError(str(e)) from None
+        fw = (
+            firmware
+            if isinstance(firmware, Firmware)
+            else load_firmware(firmware, mcu=bd.mcu, f_cpu=f_cpu)
+        )
+        chip = Chip(
+            fw, mcu=bd.mcu, f_cpu=f_cpu or fw.f_cpu or f, vcc_mv=bd.vcc_mv, seed=seed, trace=False
+        )
+        if eeprom is not None:
+            chip.write_eeprom(0, eeprom)
+        # a press reads the LEDs from the engine's integrator and the ADC log:
+        # the pin trace is not needed (users may switch it on for a VCD)
+        chip.trace_kinds = EventKind.ADC
+        super().__init__(chip, bd, seed=seed)
+        self.faces: Display = faces
+        self.roll_control: str = control
+        self._by_power = self.button(control).kind == "power"
+        self.settle_s = spec.settle_ms / 1000
+        self._counters = spec.counters
+        self._analog = analog[0] if analog else None
+        self.noise: NoiseModel | None = None
+        #: presses made so far: a seekable noise model reads press ``presses``
+        #: next (a campaign shard that starts at press k sets it to k)
+        self.presses = 0
+        if self._analog is not None:
+            self.set_noise(noise)
+
+    @property
+    def rolls_by_power(self) -> bool:
+        return self._by_power
+
+    # ---- stimulus ---------------------------------------------------------
+
+    def set_noise(self, noise: NoiseModel | str | None) -> None:
+        """Attach a noise source to the die's analog input."""
+        if self._analog is None:
+            raise FairdieError(f"board {self.board.name}: no analog input to feed the noise to")
+        if noise is None or isinstance(noise, str):
+            try:
+                noise = parse_noise(noise or "floating", seed=self.seed, vcc_mv=self.chip.vcc_mv)
+            except ValueError as e:
+                raise FairdieError(str(e)) from None
+        self.noise = noise
+        bind = getattr(noise, "bind_clock", None)
+        if bind is not None:  # time-dependent noise (hum) reads the chip's clock
+            chip = self.chip
+            bind(lambda: chip.cycles_powered / chip.frequency)
+        self.set_analog(self._analog.name, noise)
+
+    # ---- the table ----------------------------------------------------------
+
+    @property
+    def has_counters(self) -> bool:
+        return self.model is not None or self._counters is not None
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """The table the die keeps, face 1 first: its model's reading of the
+        EEPROM, else the six counters at the board's ``[die] counters``."""
+        if self.model is not None:
+            return self.model.table(self.chip.eeprom)
+        return tuple(self.chip.read_eeprom(self._counter_address(), 6))
+
+    def set_counts(self, counts: Sequence[int]) -> None:
+        """Store a table as the die keeps it (a fresh image for a model)."""
+        if self.model is not None:
+            try:
+                self.chip.write_eeprom(0, self.model.with_table(counts))
+            except ValueError as e:
+                raise FairdieError(str(e)) from None
+            return
+        if len(counts) != 6 or any(not 0 <= c <= 255 for c in counts):
+            raise FairdieError(f"counts must be six bytes 0..255, not {list(counts)}")
+        self.chip.write_eeprom(self._counter_address(), bytes(counts))
+
+    def _counter_address(self) -> int:
+        if self._counters is None:
+            raise FairdieError(
+                f"board {self.board.name}: the die keeps no counters ([die] counters)"
+            )
+        return self._counters
+
+    # ---- the display ----------------------------------------------------------
+
+    def display(self, at: int | None = None) -> str:
+        """A face ("1".."6"), another symbol of the face table ("all"), "off"
+        or "invalid", as an eye would read the LEDs."""
+        return self.read(self.faces, at)
+
+    # ---- pressing ---------------------------------------------------------------
+
+    def power_on(self) -> None:
+        self.chip.clear_trace()
+        super().power_on()
+
+    def roll(self, hold: float = 0.2, *, bounce: Bounce | bool | None = None) -> Press:
+        """Roll the die: hold its roll control for ``hold`` seconds.
+
+        A power-switch die powers on, shows its face while held and powers
+        off. A button die (powered on at its first roll) has its button
+        pressed, bouncing as the board says or as ``bounce`` overrides, then
+        released, and is read once its face has had ``settle_ms`` to settle.
+        """
+        check_hold(hold)
+        seek = getattr(self.noise, "seek", None)
+        if seek is not None:  # each roll reads its own part of the noise
+            seek(self.presses)
+        press = self._power_roll(hold) if self.rolls_by_power else self._button_roll(hold, bounce)
+        self.presses += 1
+        return press
+
+    def debug_press(self, limit_s: float = 1.0) -> str:
+        """``monitor press`` in ``fairdie debug``: one press, the chip left
+        powered (a power-switch die powers on and runs until its face settles,
+        at most ``limit_s`` or the die's settle time); what it showed."""
+        chip = self.chip
+        if not self.rolls_by_power:
+            press = self.roll()
+            return f"press {self.presses}: face {press.face}, display {press.display!r}"
+        if chip.powered:
+            chip.power_off()  # a power-switch die: each press is a power-on
+        seek = getattr(self.noise, "seek", None)
+        if seek is not None:  # each press reads its own part of the noise
+            seek(self.presses)
+        self.presses += 1
+        self.power_on()
+        start = chip.cycle
+        limit = start + chip.cycles_for(max(limit_s, self.settle_s))
+        step = max(1, self.window // 4)
+        while chip.cycle < limit:
+            chip.run(min(step, limit - chip.cycle))
+            lit = self.first_lit()
+            if lit is not None and chip.cycle - lit >= self.window:
+                break
+        lit = self.first_lit()
+        when = (
+            f"lit {(lit - start) * 1000 / chip.frequency:.1f} ms after power-on"
+            if lit is not None
+            else f"nothing lit in {(chip.cycle - start) / chip.frequency:g} s"
+        )
+        table = f"; table {list(self.counts)}" if self.has_counters else ""
+        return (
+            f"press {self.presses}: display {self.display()!r} ({when}){table};"
+            f" stopped at cycle {chip.cycle}, pc 0x{chip.pc:04x}"
+        )
+
+    def _power_roll(self, hold: float) -> Press:
+        self.power_on()
+        chip = self.chip
+        settle = min(hold, self.settle_s)
+        chip.run(seconds=settle)
+        # a face counts as shown once it has been lit for a whole persistence
+        # window: a multiplexed display needs that long to show every LED
+        lit = self.first_lit()
+        shown = self.display() if lit is not None and chip.cycle - lit >= self.window else "off"
+        if hold > settle:
+            chip.run(seconds=hold - settle)
+        end = self.display()
+        codes = chip.adc_codes()
+        chip.power_off()
+        return self._result(shown, end, codes, hold)
+
+    def _button_roll(self, hold: float, bounce: Bounce | bool | None) -> Press:
+        chip = self.chip
+        if not chip.powered:
+            self.power_on()
+            chip.run(seconds=self.settle_s)
+        chip.clear_trace()  # it holds this roll only, as a power-on clears it
+        self.press(self.roll_control, hold=hold, bounce=bounce)
+        chip.run(seconds=self.settle_s)
+        end = self.display()
+        # one steady face: the same for the last two persistence windows
+        before = self.display(at=chip.cycle - self.window)
+        shown = end if before == end else "off"
+        codes = chip.adc_codes()
+        return self._result(shown, end, codes, hold)
+
+    def _result(self, shown: str, end: str, codes: tuple[int, ...], hold: float) -> Press:
+        return Press(
+            face=int(shown) if shown.isdigit() else None,
+            display=end,
+            counts=self.counts if self.has_counters else None,
+            adc_codes=codes,
+            hold_s=hold,
+        )
+
+
+def _face_display(board: Board, spec: DieSpec) -> Display:
+    """The die's faces: the display ``[die]`` names, the board's only display,
+    or the standard die's on LEDs named by position."""
+    if spec.display is not None:
+        return board.display(spec.display)
+    if len(board.displays) == 1:
+        return board.displays[0]
+    names = set(board.led_names)
+    if not board.displays and names == set(POSITIONS):
+        return standard_faces()
+    raise FairdieError(
+        f"board {board.name}: no face table: add [display.face] with symbols"
+        f' "1".."6" (or name its seven LEDs {", ".join(POSITIONS)})'
+        if not board.displays
+        else f"board {board.name}: several displays; name the faces with [die] display"
+    )
+
+
+def _roll_control(board: Board, spec: DieSpec, roll: str | None) -> str:
+    name = roll or spec.roll
+    if name is None:
+        power = board.power_button
+        if power is None:
+            buttons = ", ".join(b.name for b in board.buttons) or "none"
+            raise FairdieError(
+                f"board {board.name}: what rolls the die? give [die] roll = BUTTON"
+                f" (buttons: {buttons})"
+            )
+        return power.name
+    if name not in {b.name for b in board.buttons}:
+        buttons = ", ".join(b.name for b in board.buttons) or "none"
+        raise FairdieError(f"board {board.name} has no button {name!r} (buttons: {buttons})")
+    return name

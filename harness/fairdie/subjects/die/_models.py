@@ -1,0 +1,148 @@
+"""Reference models of our die's builds: what a press does to the EEPROM.
+
+A model takes an EEPROM image and the ADC codes a press converted, and gives
+the face and the image after, exactly as the firmware does; the chip is
+checked against it press by press. Each build of die_t13a names its model in
+target.toml (``model = "fair"`` or ``"seed"``).
+
+- ``fair``: the default rule (fairdie.subjects.die._fair) and its ring of records
+  (fairdie.subjects.die._ring). Its table is six offsets 0..3 above the least-counted
+  face.
+- ``seed``: the seed's rule (fairdie.subjects.die._rule) on six byte counters at
+  EEPROM 0..5, one code per press.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from fairdie.subjects.die import _fair, _ring, _rule
+
+__all__ = ["MODELS", "DieModel", "FairModel", "SeedModel", "model_named"]
+
+ERASED = b"\xff" * 64
+
+
+class DieModel(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads(self) -> int:
+        """ADC conversions per press."""
+        ...
+
+    @property
+    def footprint(self) -> range:
+        """EEPROM bytes the firmware may write."""
+        ...
+
+    def table(self, image: bytes) -> tuple[int, ...]:
+        """The six numbers the die keeps for faces 1..6."""
+        ...
+
+    def state(self, image: bytes) -> bytes:
+        """What the image holds, canonically: two images with the same state
+        show the same faces for the same noise from now on."""
+        ...
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        """``(face, state after)`` of a press from ``state`` (the rule alone:
+        :meth:`press` also stores it)."""
+        ...
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        """``(face 1..6, image after)`` for a press that read ``codes``."""
+        ...
+
+    def cleared(self, image: bytes) -> bytes:
+        """The image after the 10 s clear."""
+        ...
+
+    def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
+        """An image and the codes that make the next press show ``face``."""
+        ...
+
+    def with_table(self, table: Sequence[int]) -> bytes:
+        """A fresh image holding this table."""
+        ...
+
+
+@dataclass(frozen=True)
+class FairModel:
+    name: str = "fair"
+    reads: int = _fair.FAIR_READS
+    footprint: range = range(_ring.SLOTS * _ring.RECORD)
+
+    def table(self, image: bytes) -> tuple[int, ...]:
+        return _fair.offsets(_fair.unpack(_ring.load(image).state)[0])
+
+    def state(self, image: bytes) -> bytes:
+        return _fair.canonical(_ring.load(image).state)
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, after = _fair.press(state, codes)
+        return face, _fair.canonical(after)
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, state = _fair.press(_ring.load(image).state, codes)
+        return face, _ring.save(image, state)
+
+    def cleared(self, image: bytes) -> bytes:
+        state = _ring.load(image).state
+        return _ring.save(image, bytes((0, state[1] & 0xF0, state[2])))
+
+    def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
+        # only the face at offset 0 has any weight: any noise picks it
+        return self.with_table([0 if f == face else 3 for f in range(1, 7)]), (0,) * self.reads
+
+    def with_table(self, table: Sequence[int]) -> bytes:
+        if len(table) != 6 or any(not 0 <= t <= 3 for t in table):
+            raise ValueError(f"a fair table is six offsets 0..3, not {list(table)}")
+        packed = sum(t << (2 * f) for f, t in enumerate(table))
+        return _ring.save(ERASED, _fair.pack((packed, 1)))
+
+
+@dataclass(frozen=True)
+class SeedModel:
+    name: str = "seed"
+    reads: int = 1
+    footprint: range = range(6)
+
+    def table(self, image: bytes) -> tuple[int, ...]:
+        return tuple(image[:6])
+
+    def state(self, image: bytes) -> bytes:
+        return bytes(image[:6])
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, counts = self.press(state, codes)
+        return face, counts[:6]
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        if len(codes) != 1:
+            raise ValueError(f"a seed-rule press converts once, got {len(codes)} codes")
+        face, counts = _rule.press(image[:6], codes[0])
+        return face, bytes(counts) + image[6:]
+
+    def cleared(self, image: bytes) -> bytes:
+        return bytes(6) + image[6:]
+
+    def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
+        # the least-counted face is candidate 0, which code 0 picks
+        return bytes(0 if f == face else 1 for f in range(1, 7)) + ERASED[6:], (0,)
+
+    def with_table(self, table: Sequence[int]) -> bytes:
+        return bytes(table) + ERASED[6:]
+
+
+MODELS: dict[str, DieModel] = {"fair": FairModel(), "seed": SeedModel()}
+
+
+def model_named(name: str) -> DieModel:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"no die model {name!r} (models: {', '.join(MODELS)})") from None

@@ -1,0 +1,128 @@
+"""``fairdie faults``: the power-cut campaigns from the shell.
+
+    fairdie faults [--campaign G1|G2|...|all] [--quick] [--jobs J]
+                   [--scheduler ADDRESS] [--variant V | --firmware F] [--board B]
+                   [--seed S] [--json]
+    fairdie faults --replay ID
+
+It exits 0 only when no campaign found a violation; each violation prints
+the id that ``--replay`` runs again.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+from fairdie._cmdline import (
+    Parser,
+    add_spread_options,
+    int_in,
+    parse,
+    progress_bar,
+)
+from fairdie.errors import FairdieError
+from fairdie.subjects.die._cli import add_target_options
+
+__all__ = ["faults_main"]
+
+PROG = "fairdie faults"
+
+
+def _parser(campaigns: list[str]) -> Parser:
+    p = Parser(
+        prog=PROG,
+        description="Cut the die's power everywhere and check that its stored table survives"
+        " (fairdie.subjects.die.faults: invariants I1..I4).",
+    )
+    p.add_argument(
+        "--campaign",
+        action="append",
+        choices=[*campaigns, "all"],
+        help="a campaign (repeat for more; default all)",
+    )
+    p.add_argument("--quick", action="store_true", help="the quick tier (as make test runs it)")
+    add_spread_options(p, pieces="units")
+    add_target_options(p, doing="cut")
+    p.add_argument("--seed", type=int_in(0, 2**64 - 1), default=0, help="campaign seed (default 0)")
+    p.add_argument("--replay", metavar="ID", help="run one violation again from its id")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def _print(out: dict[str, Any]) -> None:
+    print(
+        f"{out['target']} on {out['board']}, {out['tier']} tier, seed {out['seed']}:"
+        f" {out['cuts']} cuts, {out['images']} images booted, {out['presses']} presses,"
+        f" {out['violations']} violations, {out['seconds']} s"
+    )
+    print(f"{'campaign':<9}{'cuts':>12}{'images':>9}{'presses':>10}{'violations':>11}{'s':>8}")
+    for name, c in out["campaigns"].items():
+        print(
+            f"{name:<9}{c['cuts']:>12}{c['images']:>9}{c['presses']:>10}"
+            f"{c['violations']:>11}{c['seconds']:>8}"
+        )
+    for name, c in out["campaigns"].items():
+        for f in c["failures"][:5]:
+            print(f"{name} {f['invariant']}: {f['detail']}")
+            print(f"  replay: fairdie faults --replay {f['replay']}")
+
+
+def faults_main(argv: list[str]) -> int:
+    """Run ``fairdie faults`` with ``argv``; the exit status."""
+    from fairdie.subjects.die.faults import CAMPAIGNS, Target, replay, run_faults
+
+    args = parse(_parser(list(CAMPAIGNS)), argv)
+    if isinstance(args, int):
+        return args
+    if args.variant and args.firmware:
+        print(f"{PROG}: error: give --variant or --firmware, not both", file=sys.stderr)
+        return 2
+    try:
+        if args.replay:
+            found = replay(args.replay)
+            if args.json:
+                print(
+                    json.dumps({"violations": len(found), "failures": [v.as_json() for v in found]})
+                )
+            for v in found:
+                print(f"{v.invariant}: {v.detail}")
+            if not found and not args.json:
+                print("no violation")
+            return 1 if found else 0
+        chosen = args.campaign or ["all"]
+        names = list(CAMPAIGNS) if "all" in chosen else list(dict.fromkeys(chosen))
+        target = Target(board=args.board, variant=args.variant, firmware=args.firmware)
+        bar: dict[str, Any] = {}
+
+        def progress(done: int, total: int) -> None:
+            if not bar:  # the total is known once the campaigns are planned
+                bar["update"], bar["close"] = progress_bar(total, unit="unit", quiet=args.json)
+            if bar["update"] is not None:
+                bar["update"](1)
+
+        try:
+            report = run_faults(
+                names,
+                target=target,
+                quick=args.quick,
+                seed=args.seed,
+                jobs=args.jobs,
+                scheduler=args.scheduler,
+                progress=progress,
+            )
+        finally:
+            if bar:
+                bar["close"]()
+    except FairdieError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    out = report.as_json()
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        _print(out)
+    return 1 if report.violations else 0

@@ -1,0 +1,134 @@
+"""The starting images of the power-cut campaigns, by the die's model.
+
+Every model gets: an erased chip, all zeros, seeded junk, the tables at the
+edges of its rule, the images that presses from an erased chip leave (over
+a whole lap of the storage and across its wrap), those images cleared, and
+images that a cut in the middle of a save leaves. The fair rule adds its
+pool's edges and images in the ring's previous layout (12 records of 5
+bytes), as a chip updated to this firmware holds them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from fairdie.subjects.die import _fair, _ring
+from fairdie.subjects.die._models import DieModel
+
+__all__ = ["ERASED", "codes_for", "start_images", "walk"]
+
+ERASED = b"\xff" * 64
+
+#: images of the ring's previous layout (12 slots of 5 bytes, a marker whose
+#: bit 7 was the lap's parity) after 3, 17 and 38 presses from an erased chip
+_OLD_RING = (
+    "00005477780101d4ee61020574ae06ffffffffffffffffffffffffffffffffff"
+    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff",
+    "108da44cae11cdc46fac12cd95cddc13ce65d2b114896073d5050090034d0640"
+    "b0c16c078090bd7108845076710988902f650a89b0c1290b89d4e469ffffffff",
+    "30106028b331507003c92251402a42235161844c245195182325515659202661"
+    "b65a7027a1b67c172850a1797b296001bf2c2a60c5ba6e2b61557430ffffffff",
+)
+
+_SEED_EDGES = (
+    (254, 255, 255, 255, 255, 255),  # a rebase (the seed's 4th write)
+    (255,) * 6,
+    (0,) * 6,
+    (254,) * 6,
+    (253, 254, 255, 0, 1, 2),
+    (255, 0, 0, 0, 0, 0),
+    (0, 255, 255, 255, 255, 255),
+    (100, 200, 255, 7, 255, 9),
+)
+
+_FAIR_TABLES = (
+    (0, 0, 0, 0, 0, 0),
+    (3, 3, 3, 3, 3, 0),  # one face left: it is forced
+    (0, 3, 3, 3, 3, 3),
+    (2, 2, 2, 2, 2, 0),
+    (1, 2, 3, 0, 1, 2),
+    (3, 3, 3, 0, 0, 0),
+    (2, 1, 0, 0, 1, 2),
+)
+_FAIR_POOLS = (1, 0xFFF, 0x800, 0)
+
+
+def codes_for(model: DieModel, state: bytes, face: int, rng: random.Random) -> list[int] | None:
+    """Codes that make a press from ``state`` show ``face`` (None: none found)."""
+    for _ in range(400):
+        codes = [rng.randrange(1024) for _ in range(model.reads)]
+        if model.step(state, codes)[0] == face:
+            return codes
+    return None
+
+
+def walk(model: DieModel, presses: int, seed: int) -> list[bytes]:
+    """The images ``presses`` seeded presses from an erased chip leave, in turn."""
+    rng = random.Random(seed)
+    image, out = ERASED, []
+    for _ in range(presses):
+        image = model.press(image, [rng.randrange(1024) for _ in range(model.reads)])[1]
+        out.append(image)
+    return out
+
+
+def _edges(model: DieModel) -> list[tuple[str, bytes]]:
+    if model.name == "fair":
+        out = []
+        for table in _FAIR_TABLES:
+            packed = sum(t << (2 * f) for f, t in enumerate(table))
+            for pool in _FAIR_POOLS if table == _FAIR_TABLES[0] else _FAIR_POOLS[:1]:
+                state = _fair.pack((packed, pool))
+                out.append(
+                    (f"table {''.join(map(str, table))} pool {pool:03x}", _ring.save(ERASED, state))
+                )
+        out += [(f"old layout {i}", bytes.fromhex(h)) for i, h in enumerate(_OLD_RING)]
+        return out
+    if model.name == "seed":
+        return [(f"counts {list(t)}", model.with_table(t)) for t in _SEED_EDGES]
+    return []
+
+
+def _mid_save(model: DieModel, image: bytes, codes: Sequence[int]) -> list[tuple[str, bytes]]:
+    """Images a cut leaves inside the save of a press from ``image``: after
+    each write but the last, the next byte torn to 0x00, 0xFF or its new
+    value with bit 7 flipped (model-level: the campaigns cut the chip)."""
+    after = model.press(image, codes)[1]
+    diff = [a for a in range(len(image)) if image[a] != after[a]]
+    out = []
+    for k, a in enumerate(diff):
+        for torn in (0x00, 0xFF, after[a] ^ 0x80):
+            cut = bytearray(image)
+            for b in diff[:k]:
+                cut[b] = after[b]
+            cut[a] = torn
+            out.append((f"mid-save byte {a} torn {torn:02x}", bytes(cut)))
+    return out
+
+
+def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
+    """At least 40 named starting images for ``model``."""
+    rng = random.Random(seed)
+    out: list[tuple[str, bytes]] = [
+        ("erased", ERASED),
+        ("zeros", bytes(64)),
+        ("junk 0", rng.randbytes(64)),
+        ("junk 1", rng.randbytes(64)),
+    ]
+    out += _edges(model)
+    lap = walk(model, 90, seed)
+    for n in (1, 2, 3, 5, 9, 10, 11, 19, 20, 40, 79, 80, 81, 89):
+        out.append((f"{n} presses", lap[n - 1]))
+    for n in (1, 10, 80):
+        out.append((f"{n} presses, cleared", model.cleared(lap[n - 1])))
+    codes = [rng.randrange(1024) for _ in range(model.reads)]
+    mids = _mid_save(model, lap[9], codes) + _mid_save(model, ERASED, codes)
+    out += mids[:: max(1, len(mids) // 8)][:8]
+    more = iter(walk(model, 300, seed + 1)[::7])
+    while len({i for _, i in out}) < 40:
+        out.append(("presses, another noise", next(more)))
+    unique: dict[bytes, str] = {}
+    for name, image in out:
+        unique.setdefault(image, name)
+    return [(n, i) for i, n in unique.items()]

@@ -1,0 +1,235 @@
+"""An emulated die whose power can be cut anywhere: the campaigns' bench.
+
+A :class:`Rig` presses from a given EEPROM image with given ADC codes,
+stopping at every EEPROM write the firmware starts and keeping a snapshot
+there, so a cut in any write, with any torn value, costs a restore and a
+power-off rather than a press. It also boots images (a press with fixed
+noise) to check that the firmware reads them and lights a face in time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fairdie.noise import Codes
+from fairdie.sim import EventKind, Snapshot, StopReason, Until
+from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
+from fairdie.subjects.die.faults._torn import physical
+
+__all__ = [
+    "BOOT_CODES",
+    "BOOT_LIMIT_S",
+    "Boot",
+    "Cut",
+    "FaultsError",
+    "Rig",
+    "Target",
+    "Timeline",
+    "Write",
+    "Written",
+]
+
+#: the noise a boot reads: every code the same, so any rule rolls at once
+BOOT_CODES = (512,)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One EEPROM write a press started, and the chip as it started."""
+
+    cycle: int  #: the cycle the run stopped at, the write just started
+    address: int
+    old: int
+    new: int
+    mode: int  #: EEPM: 0 erase and write, 1 erase only, 2 write only
+    done: int  #: the cycle it completes
+    snap: Snapshot
+
+
+@dataclass(frozen=True)
+class Written:
+    """A whole press: the writes it made and what it left."""
+
+    before: bytes
+    codes: tuple[int, ...]  #: the codes the firmware converted
+    face: int | None  #: the face shown when the press ended (None: none)
+    lit: int | None  #: the cycle the first LED lit (None: none)
+    start: int  #: the cycle of power-on
+    writes: tuple[Write, ...]
+    after: bytes  #: the EEPROM when the press ended
+    end: int  #: the cycle the press ended
+
+
+@dataclass(frozen=True)
+class Boot:
+    """An image booted: the face it lit, when, and the image the press left."""
+
+    face: int | None
+    cycles: int | None  #: power-on to the face lit
+    after: bytes
+    codes: tuple[int, ...]
+
+
+class Rig:
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.die = target.die()
+        if self.die.model is None:
+            raise FaultsError(
+                f"{target.label}: power-cut campaigns need a model of the firmware's storage"
+                " (a board whose firmware target names one)"
+            )
+        self.model: DieModel = self.die.model
+        self.chip = self.die.chip
+        self.size = self.chip.eeprom_size
+        self._vcc = self.chip.vcc_mv
+        self._window = self.die.window
+
+    # ---- pressing ------------------------------------------------------------
+
+    def _start(self, image: bytes, codes: Sequence[int]) -> None:
+        chip = self.chip
+        if chip.powered:
+            chip.power_off()
+        chip.write_eeprom(0, image)
+        self.die.set_noise(Codes(list(codes), vcc_mv=self._vcc))
+        self.die.power_on()
+
+    def _shown(self) -> tuple[int | None, int | None]:
+        lit = self.die.first_lit()
+        if lit is None or self.chip.cycle - lit < self._window:
+            return None, None
+        shown = self.die.display()
+        return (int(shown), lit) if shown.isdigit() else (None, lit)
+
+    def cut_at(self, image: bytes, codes: Sequence[int], cycles: int, torn: int | None) -> Cut:
+        """Press from ``image`` and cut ``cycles`` after power-on, the byte in
+        flight (if any) left at ``torn``: the replay of any cut."""
+        chip = self.chip
+        self._start(image, codes)
+        start = chip.cycle
+        chip.run(to_cycle=start + cycles)
+        lit = self.die.first_lit()
+        chip.power_off(torn_value=torn)
+        return Cut(chip.cycle - start, 1, chip.eeprom, lit is not None, torn)
+
+    def press(self, image: bytes, codes: Sequence[int], hold_s: float) -> Written:
+        """Press from ``image`` for ``hold_s``, stopping at each write."""
+        chip = self.chip
+        self._start(image, codes)
+        end = chip.cycle + chip.cycles_for(hold_s)
+        writes: list[Write] = []
+        stop = Until.event(EventKind.EEPROM_START)
+        # a stop may land past the end (the write starts in the hold's last instruction)
+        while chip.cycle < end and chip.run(to_cycle=end, until=stop) & StopReason.EEPROM_START:
+            e = chip.stop_event
+            assert e is not None
+            w = chip.eeprom_in_flight
+            done = chip.cycle + (w.cycles_left if w is not None else 0)
+            writes.append(Write(chip.cycle, e.a, e.b, e.c & 0xFF, e.c >> 8, done, chip.snapshot()))
+        face, _ = self._shown()
+        written = Written(
+            before=image,
+            codes=tuple(chip.adc_codes()),
+            face=face,
+            lit=self.die.first_lit(),
+            start=chip.power_on_cycle,
+            writes=tuple(writes),
+            after=chip.eeprom,
+            end=chip.cycle,
+        )
+        chip.power_off()
+        return written
+
+    def cut(self, write: Write, torn: int | None) -> bytes:
+        """The image a cut leaves as ``write`` has just started, with the
+        byte at ``torn`` (None: the write is lost, the byte keeps its value)."""
+        chip = self.chip
+        chip.restore(write.snap)
+        chip.power_off(torn_value=torn)
+        return chip.eeprom
+
+    def every_cycle(self, image: bytes, codes: Sequence[int], hold_s: float) -> Timeline:
+        """A cut at every cycle of a press, with the write in flight torn as
+        the physical model says (fairdie.subjects.die.faults._torn) at that cycle's
+        progress. The chip steps one instruction at a time while awake or
+        writing, a snapshot before each cut; a stretch asleep with no write
+        in flight leaves the EEPROM as it is, so one cut stands for all of
+        its cycles."""
+        chip = self.chip
+        self._start(image, codes)
+        start = chip.cycle
+        end = start + chip.cycles_for(hold_s)
+        wake = Until.event(EventKind.WAKE | EventKind.EEPROM_START)
+        cuts: list[Cut] = []
+        started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
+        while chip.cycle < end:
+            now = chip.cycle
+            w = chip.eeprom_in_flight
+            torn = None
+            if w is not None:
+                if started[0] != w.address or now >= started[1] + started[2]:
+                    started = (w.address, now, max(1, w.cycles_left))
+                progress = (now - started[1]) / started[2]
+                torn = physical(w.old, w.new, progress, mode=_EE_MODES.index(w.mode))
+            snap = chip.snapshot()
+            chip.power_off(torn_value=torn)
+            cut_image = chip.eeprom
+            chip.restore(snap)
+            if chip.sleeping and w is None:
+                chip.run(to_cycle=end, until=wake)
+            else:
+                chip.run(cycles=1)
+            lit = self.die.first_lit()
+            cuts.append(
+                Cut(now - start, chip.cycle - now, cut_image, lit is not None and lit <= now, torn)
+            )
+        face, _ = self._shown()
+        timeline = Timeline(
+            tuple(chip.adc_codes()), face, self.die.first_lit(), start, tuple(cuts), chip.eeprom
+        )
+        chip.power_off()
+        return timeline
+
+    # ---- booting ---------------------------------------------------------------
+
+    def boot(self, image: bytes) -> Boot:
+        """Power on with ``image``: the face and when it lit, and the image
+        the press stored (I4: a face within BOOT_LIMIT_S)."""
+        chip = self.chip
+        self._start(image, BOOT_CODES * self.model.reads)
+        start = chip.cycle
+        chip.run(seconds=BOOT_LIMIT_S)
+        face, lit = self._shown()
+        after = chip.eeprom
+        codes = tuple(chip.adc_codes())
+        chip.power_off()
+        return Boot(face, None if lit is None else lit - start, after, codes)
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A cut at ``cycle``, standing for ``span`` cycles: the image it left."""
+
+    cycle: int
+    span: int
+    image: bytes
+    lit: bool = False  #: a LED had lit before the cut
+    torn: int | None = None  #: the value left in the byte in flight (None: none, or lost)
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """A press cut at every cycle."""
+
+    codes: tuple[int, ...]
+    face: int | None
+    lit: int | None
+    start: int
+    cuts: tuple[Cut, ...]
+    after: bytes
+
+
+_EE_MODES = ("erase+write", "erase", "write")

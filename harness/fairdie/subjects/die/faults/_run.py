@@ -1,0 +1,124 @@
+"""Run power-cut campaigns: plan their units, spread them, merge the outcomes."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from fairdie._pool import map_work
+from fairdie.subjects.die.faults import _cuts, _hostile, _wear
+from fairdie.subjects.die.faults._ids import parse_replay, unit_args
+from fairdie.subjects.die.faults._outcome import Outcome
+from fairdie.subjects.die.faults._target import FaultsError, Target
+from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
+from fairdie.subjects.die.faults._work import Unit, Work, rig_for
+
+__all__ = ["CAMPAIGNS", "Report", "replay", "run_faults"]
+
+Planner = Callable[[Target, bool, int], list[Unit]]
+Runner = Callable[[Work], None]
+
+#: name -> (planner, runner, what it does)
+CAMPAIGNS: dict[str, tuple[Planner, Runner, str]] = {
+    "G1": (_cuts.plan_g1, _cuts.run_g1, "a single cut in every write, every torn value"),
+    "G2": (_cuts.plan_g2, _cuts.run_g2, "a cut at every CPU cycle, the write's physics modelled"),
+    "G3": (_cuts.plan_g3, _cuts.run_g3, "a second cut in every write of the recovery"),
+    "G4": (_cuts.plan_g4, _cuts.run_g4, "a seeded soak of presses, holds and cuts"),
+    "G5": (_hostile.plan_g5, _hostile.run_g5, "hostile images: boot, recover, stay fair"),
+    "G6": (_hostile.plan_g6, _hostile.run_g6, "hostile noise: rails, extremes, adversary, search"),
+    "G7": (_wear.plan_g7, _wear.run_g7, "EEPROM wear per byte under each noise"),
+}
+
+
+def _run_unit(unit: Unit) -> Outcome:
+    t0 = time.perf_counter()
+    work = Work(unit)
+    CAMPAIGNS[unit.campaign][1](work)
+    work.out.seconds = time.perf_counter() - t0
+    return work.out
+
+
+@dataclass
+class Report:
+    target: Target
+    quick: bool
+    seed: int
+    outcomes: dict[str, Outcome]
+    seconds: float
+
+    @property
+    def violations(self) -> int:
+        return sum(o.violation_count for o in self.outcomes.values())
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "target": self.target.label,
+            "board": self.target.board,
+            "tier": "quick" if self.quick else "full",
+            "seed": self.seed,
+            "cuts": sum(o.cuts for o in self.outcomes.values()),
+            "images": sum(len(o.images) for o in self.outcomes.values()),
+            "presses": sum(o.presses for o in self.outcomes.values()),
+            "violations": self.violations,
+            "replays": [v.replay for o in self.outcomes.values() for v in o.violations],
+            "campaigns": {k: o.as_json() for k, o in self.outcomes.items()},
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def run_faults(
+    campaigns: Sequence[str],
+    *,
+    target: Target | None = None,
+    quick: bool = False,
+    seed: int = 0,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    """Run ``campaigns`` (names of :data:`CAMPAIGNS`) on ``target``;
+    ``progress(done, total)`` is told as units finish."""
+    unknown = [c for c in campaigns if c not in CAMPAIGNS]
+    if unknown:
+        raise FaultsError(f"no campaign {unknown[0]!r} (campaigns: {', '.join(CAMPAIGNS)}, all)")
+    t0 = time.perf_counter()
+    target = target or Target()
+    target.check()
+    rig_for(target)  # a target with no model fails here, before any work
+    units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
+    outcomes = {c: Outcome(c) for c in campaigns}
+    for done, out in enumerate(
+        map_work(_run_unit, units, jobs=jobs, scheduler=scheduler, error=FaultsError), 1
+    ):
+        outcomes[out.campaign].merge(out)
+        outcomes[out.campaign].seconds += out.seconds
+        if progress is not None:
+            progress(done, len(units))
+    return Report(target, quick, seed, outcomes, time.perf_counter() - t0)
+
+
+def replay(text: str) -> list[Violation]:
+    """Run the cuts a replay id names, judging each: the violations found."""
+    campaign, target, image, codes, steps = parse_replay(text)
+    args = unit_args(text)
+    if args is not None:
+        if campaign not in CAMPAIGNS:
+            raise FaultsError(f"not a replay id: {text!r} (no campaign {campaign!r})")
+        return _run_unit(Unit(campaign, target, args)).violations
+    rig = rig_for(target)
+    found: list[Violation] = []
+    for s in steps:
+        if s is None:
+            verdict = judge_boot(rig.model, image, rig.boot(image))
+            if verdict is not None:
+                found.append(Violation(verdict[0], text, verdict[1]))
+            continue
+        cycles, torn = s
+        expect = Expect(rig.model, image, codes)
+        cut = rig.cut_at(image, codes, cycles, torn)
+        verdict = expect.judge(cut.image, lit=cut.lit)
+        if verdict is not None:
+            found.append(Violation(verdict[0], text, verdict[1]))
+        image = cut.image
+    return found

@@ -1,0 +1,87 @@
+"""The invariants, judged on what a cut left (fairdie.subjects.die.faults: I1..I4).
+
+A press goes from state S0 (what the image before it holds) to S1 (the rule
+applied to the noise it read) and, held 10 s, to S2 (S1 cleared). A cut
+before the face lit may leave S0 or S1 (I1, atomic); a cut after it lit, S1
+or S2 (I2, durable once shown). States are the model's canonical reading of
+an image (``DieModel.state``), so two images that roll alike are the same.
+Chained presses each judged this way lose or add at most the roll in flight
+(I3). A booted image must light a face within the limit and store what the
+model says the firmware stores from it (I4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die.faults._target import BOOT_LIMIT_S
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die.faults._rig import Boot
+
+__all__ = ["Expect", "Violation", "judge_boot", "judge_model"]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One broken invariant and the id that replays it."""
+
+    invariant: str  #: "I1".."I4", or "model" (the chip did not do what its model does)
+    replay: str
+    detail: str
+
+    def as_json(self) -> dict[str, str]:
+        return {"invariant": self.invariant, "replay": self.replay, "detail": self.detail}
+
+
+class Expect:
+    """The states a press from ``before`` reading ``codes`` may leave."""
+
+    def __init__(self, model: DieModel, before: bytes, codes: Sequence[int]) -> None:
+        self.model = model
+        self.s0 = model.state(before)
+        self.face, self.s1 = model.step(self.s0, codes)
+        self.image = model.press(before, codes)[1]
+        self.s2 = model.state(model.cleared(self.image))
+
+    def judge(self, image: bytes, *, lit: bool) -> tuple[str, str] | None:
+        """``(invariant, detail)`` if ``image``, left by a cut before the face
+        lit (``lit`` False) or after, breaks I1 or I2."""
+        s = self.model.state(image)
+        if lit:
+            if s in (self.s1, self.s2):
+                return None
+            if s == self.s0:
+                return "I2", "the face had lit, but the cut lost its roll"
+            return "I2", f"after the face lit, the cut left a third state {s.hex()}"
+        if s in (self.s0, self.s1):
+            return None
+        return "I1", (
+            f"the cut left state {s.hex()}: neither the state before ({self.s0.hex()})"
+            f" nor after ({self.s1.hex()})"
+        )
+
+
+def judge_model(
+    model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
+) -> tuple[str, str] | None:
+    """Whether a whole press from ``before`` showed and stored what the model does."""
+    if len(codes) != model.reads:
+        return "model", f"the firmware converted {len(codes)} times, its model {model.reads}"
+    want_face, want = model.press(before, codes)
+    if (face, after) != (want_face, want):
+        return "model", (
+            f"the chip showed {face} and stored {after.hex()}; its model {want_face}"
+            f" and {want.hex()}"
+        )
+    return None
+
+
+def judge_boot(model: DieModel, image: bytes, boot: Boot) -> tuple[str, str] | None:
+    """I4 for one booted image."""
+    if boot.face is None or not 1 <= boot.face <= 6:
+        return "I4", f"no face lit within {BOOT_LIMIT_S} s of power-on"
+    return judge_model(model, image, boot.codes, boot.face, boot.after)

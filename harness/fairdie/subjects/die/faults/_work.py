@@ -1,0 +1,83 @@
+"""A unit of campaign work and the process-wide rigs it runs on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fairdie.subjects.die.faults._ids import replay_id, unit_step
+from fairdie.subjects.die.faults._outcome import Outcome
+from fairdie.subjects.die.faults._rig import Boot, Rig, Target
+from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
+
+__all__ = ["Unit", "Work", "rig_for"]
+
+_RIGS: dict[Target, Rig] = {}
+#: per process: image -> I4 verdict of its boot (None: fine)
+_BOOTED: dict[tuple[Target, bytes], tuple[str, str] | None] = {}
+
+
+def rig_for(target: Target) -> Rig:
+    rig = _RIGS.get(target)
+    if rig is None:
+        rig = _RIGS[target] = Rig(target)
+    return rig
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of a campaign, run in any process: ``args`` are the campaign's."""
+
+    campaign: str
+    target: Target
+    args: tuple[Any, ...]
+
+
+class Work:
+    """A unit's run: its rig, its outcome, and the checks every campaign makes."""
+
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
+        self.target = unit.target
+        self.rig = rig_for(unit.target)
+        self.model = self.rig.model
+        self.out = Outcome(unit.campaign)
+
+    def replay(self, image: bytes, codes: Sequence[int], steps: Sequence[str]) -> str:
+        return replay_id(self.unit.campaign, self.target, image, codes, steps)
+
+    def unit_replay(self) -> str:
+        """The id that reruns this whole unit."""
+        return replay_id(self.unit.campaign, self.target, b"", (), [unit_step(self.unit.args)])
+
+    def violate(self, found: tuple[str, str], replay: str) -> None:
+        self.out.violate(Violation(found[0], replay, found[1]))
+
+    def judge(
+        self,
+        expect: Expect,
+        image: bytes,
+        *,
+        lit: bool,
+        replay: tuple[bytes, Sequence[int], list[str]],
+    ) -> bool:
+        """Judge a cut's image (I1, I2); False if it broke one."""
+        self.out.cuts += 1
+        found = expect.judge(image, lit=lit)
+        if found is not None:
+            self.violate(found, self.replay(*replay))
+            return False
+        return True
+
+    def boot(self, image: bytes) -> None:
+        """Boot ``image`` once per process (I4)."""
+        key = (self.target, image)
+        if key not in _BOOTED:
+            boot: Boot = self.rig.boot(image)
+            _BOOTED[key] = judge_boot(self.model, image, boot)
+            self.out.presses += 1
+        self.out.booted(image)
+        found = _BOOTED[key]
+        if found is not None:
+            self.violate(found, self.replay(image, (), ["boot"]))

@@ -1,0 +1,345 @@
+/*
+ * fairdie: a "fair" electronic die on an ATtiny13A, one switch, no PRNG.
+ *
+ * Pinout (DIP8; LED groups and the charlieplexed table in pins.h):
+ *
+ *                    +--\/--+
+ *       RESET  PB5  1|      |8  VCC (CR2032 through the power switch)
+ *     group D  PB3  2|      |7  PB2  group C
+ *   ADC2 (in)  PB4  3|      |6  PB1  group B
+ *              GND  4|      |5  PB0  group A
+ *                    +------+
+ *   PB4 is left floating: its ADC noise is the only source of chance.
+ *
+ * Clock: F_CPU defaults to 1.2 MHz = 9.6 MHz internal RC with CKDIV8. The
+ * build may set another F_CPU (e.g. 9600000 with CKDIV8 unprogrammed); the
+ * ADC and Timer0 prescalers follow it.
+ * Fuses: factory defaults, lfuse 0x6A (9.6 MHz RC, SUT 64 ms, CKDIV8),
+ * hfuse 0xFF (RESET enabled, BOD off, WDTON unprogrammed: safety level 1,
+ * so the watchdog can run in interrupt mode).
+ *
+ * Every press of the switch is a power-on; releasing it cuts power.
+ *   1. Display off; 16 ADC conversions of ADC2 against Vcc, at fixed
+ *      instants; their low bits are the noise.
+ *   2. Load the state from EEPROM (store.c): each face's offset above the
+ *      least-counted face (0..3) and a 12-bit pool. Any bytes are valid (a
+ *      fresh chip holds 0xFF: no record, so a fresh table).
+ *   3. The rule (fair.c; fairdie.subjects.die._fair mirrors it bit for bit): unbiased
+ *      bits from the noise, combined with the pool; a face drawn with
+ *      weight 8, 3 or 1 for offset 0, 1 or 2 (none for 3), without modulo
+ *      bias; its offset goes up and the least is kept at 0.
+ *   4. Write the state as the next record of the ring and wait until EEPROM
+ *      is idle, so a face that is shown is never lost.
+ *   5. Show the face and sleep. The watchdog (interrupt mode) counts 64 ms
+ *      ticks from power-on: after 155 ticks (9.92 s) of continuous power
+ *      the table is cleared, inside the 9.9 .. 10.0 s window the tests hold.
+ *   6. Clear: write a record with every offset 0 (the pool is kept), wait,
+ *      light every LED, stay so.
+ *
+ * DIE_RULE_SEED=1 builds the seed's rule instead (rule.c): six byte counters
+ * at EEPROM 0..5, one conversion, candidate (code % 3) of the 1st, 3rd and
+ * 5th faces by count, a rebase at 255; the clear zeroes the six bytes.
+ *
+ * Variants: DIE_CHARLIEPLEX=0 drives the four LED groups directly and sleeps
+ * in power-down (outputs keep their levels). DIE_CHARLIEPLEX=1 drives the
+ * seven LEDs charlieplexed from a Timer0 interrupt and sleeps in idle.
+ *
+ * Mutants (broken on purpose, for `fairdie verify`'s tests; none is set in
+ * any shipped variant, and without them the build is byte for byte the
+ * same): DIE_MUTANT_LED_MAP=1 swaps groups C and D (pins.h);
+ * DIE_MUTANT_SHOW_FIRST=1 lights the face before its roll is stored;
+ * DIE_MUTANT_CLEAR_TICKS=N clears after N watchdog ticks instead of 155;
+ * DIE_MUTANT_REBASE_WRAP=1 lets the seed's rebase wrap a 0 to 255 (rule.c).
+ */
+#include <avr/eeprom.h>
+#include <avr/interrupt.h>
+#include <avr/io.h>
+#include <avr/pgmspace.h>
+#include <avr/sleep.h>
+#include <stdint.h>
+
+#include "fair.h"
+#include "pins.h"
+#include "rule.h"
+#include "store.h"
+
+#ifndef F_CPU
+#error "F_CPU must be set by the build (fairdie.toolchain does)"
+#endif
+#ifndef DIE_CHARLIEPLEX
+#define DIE_CHARLIEPLEX 0
+#endif
+#ifndef DIE_RULE_SEED
+#define DIE_RULE_SEED 0
+#endif
+#ifndef FAIRDIE_MCU
+#define FAIRDIE_MCU "attiny13a"
+#endif
+
+/* Name the chip, clock and supply in the ELF so simavr needs no options. */
+#if __has_include(<avr_mcu_section.h>)
+#include <avr_mcu_section.h>
+AVR_MCU(F_CPU, FAIRDIE_MCU);
+AVR_MCU_VOLTAGES(3000, 3000, 0)
+#endif
+
+/* ADC clock must be 50..200 kHz: take the smallest prescaler that gets there. */
+#if F_CPU / 2 <= 200000UL
+#define ADC_PS 1
+#elif F_CPU / 4 <= 200000UL
+#define ADC_PS 2
+#elif F_CPU / 8 <= 200000UL
+#define ADC_PS 3
+#elif F_CPU / 16 <= 200000UL
+#define ADC_PS 4
+#elif F_CPU / 32 <= 200000UL
+#define ADC_PS 5
+#elif F_CPU / 64 <= 200000UL
+#define ADC_PS 6
+#else
+#define ADC_PS 7
+#endif
+_Static_assert(F_CPU / (1UL << ADC_PS) >= 50000UL, "F_CPU too low for the ADC");
+_Static_assert(F_CPU / (1UL << ADC_PS) <= 200000UL, "F_CPU too high for the ADC");
+
+/*
+ * Clear timing. The watchdog runs on its own 128 kHz oscillator, so its
+ * ticks depend neither on F_CPU nor on how long the EEPROM writes take, and
+ * it starts within microseconds of power-on: 155 x 64 ms = 9.920 s, which
+ * leaves some 60 ms for the clear's six writes (3.4 ms each) before 10.0 s.
+ * (A real chip adds its 64 ms start-up delay and the oscillator's
+ * tolerance: about 10 s either way.)
+ */
+#define WDT_BITS _BV(WDP1) /* 16 ms << 2 = 64 ms */
+#ifdef DIE_MUTANT_CLEAR_TICKS
+#define CLEAR_TICKS DIE_MUTANT_CLEAR_TICKS /* mutant: the clear at another time */
+#else
+#define CLEAR_TICKS 155
+#endif
+
+/* What show() takes: group bits (direct) or LED bits (charlieplexed). */
+#if DIE_CHARLIEPLEX
+#define SEG_A CP_GROUP_A
+#define SEG_B CP_GROUP_B
+#define SEG_C CP_GROUP_C
+#define SEG_D CP_GROUP_D
+#else
+#define SEG_A GROUP_A
+#define SEG_B GROUP_B
+#define SEG_C GROUP_C
+#define SEG_D GROUP_D
+#endif
+#define SEG_ALL (SEG_A | SEG_B | SEG_C | SEG_D)
+
+static const uint8_t FACE_SEGS[DIE_FACES] PROGMEM = {
+    SEG_A,                 /* 1 */
+    SEG_B,                 /* 2 */
+    SEG_A | SEG_B,         /* 3 */
+    SEG_B | SEG_C,         /* 4 */
+    SEG_A | SEG_B | SEG_C, /* 5 */
+    SEG_B | SEG_C | SEG_D, /* 6 */
+};
+
+static volatile uint8_t wdt_ticks;
+
+ISR(WDT_vect) {
+    /* A no-op on a real chip, which stays in interrupt mode; it keeps the
+     * ticks coming in simulators that make the interrupt one-shot (simavr
+     * 1.6 does, unless the harness fixes it). */
+    WDTCR |= _BV(WDTIE);
+    wdt_ticks++;
+}
+
+#if DIE_CHARLIEPLEX
+
+/* Timer0 in CTC mode, one LED slot per tick, about 1.5 kHz at any F_CPU. */
+#define TICK_HZ 1500UL
+#if F_CPU / 8 / TICK_HZ <= 256
+#define TIMER0_CS _BV(CS01) /* clk/8 */
+#define TIMER0_DIV 8
+#else
+#define TIMER0_CS (_BV(CS01) | _BV(CS00)) /* clk/64 */
+#define TIMER0_DIV 64
+#endif
+#define TIMER0_TOP (F_CPU / TIMER0_DIV / TICK_HZ - 1)
+_Static_assert(TIMER0_TOP >= 1 && TIMER0_TOP <= 255, "no Timer0 setting for this F_CPU");
+
+/* Indexed by LED number (pins.h): the bit of the same number in `lit`. */
+static const uint8_t CP_LEDS[CP_LED_COUNT] PROGMEM = {
+    CP_CENTRE,       /* 0 */
+    CP_TOP_RIGHT,    /* 1 */
+    CP_BOTTOM_LEFT,  /* 2 */
+    CP_TOP_LEFT,     /* 3 */
+    CP_BOTTOM_RIGHT, /* 4 */
+    CP_MIDDLE_LEFT,  /* 5 */
+    CP_MIDDLE_RIGHT, /* 6 */
+};
+
+static volatile uint8_t lit; /* LED bits to show */
+static uint8_t slot;         /* LED of the coming slot, 0..6 */
+static uint8_t pending;      /* `lit` at frame start, shifted: bit 0 is that LED */
+static uint8_t next_ddr;     /* its pin levels, prepared one slot ahead */
+static uint8_t next_port;
+
+ISR(TIM0_COMPA_vect) {
+    /* Release all four pins before driving the next pair: outputs low first
+     * (the lit LED goes dark), then inputs, so no pull-up is ever enabled and
+     * no half-switched pin can light a third LED. Then both pins of the pair
+     * as low outputs (still dark), then the anode high. */
+    PORTB = 0;
+    DDRB = 0;
+    DDRB = next_ddr;
+    PORTB = next_port;
+
+    /* Work out the following slot only now, so every LED lights at the same
+     * offset from its tick and stays lit for exactly one tick: each lit LED
+     * gets one slot in seven, and brightness does not depend on the face.
+     * A shifting copy of `lit` avoids a variable shift (time and stack). */
+    if (++slot == CP_LED_COUNT) {
+        slot = 0;
+        pending = lit;
+    } else {
+        pending >>= 1;
+    }
+    next_ddr = 0;
+    next_port = 0;
+    if (pending & 1) {
+        uint8_t pair = pgm_read_byte(&CP_LEDS[slot]);
+        next_port = pair >> 4;                /* anode */
+        next_ddr = next_port | (pair & 0x0F); /* anode and cathode */
+    }
+}
+
+static void show(uint8_t segs) {
+    lit = segs;
+    TCCR0B = TIMER0_CS; /* start multiplexing; shown from the next frame on */
+}
+
+#else /* direct drive */
+
+static void show(uint8_t segs) { PORTB = segs; }
+
+#endif /* DIE_CHARLIEPLEX */
+
+#if DIE_RULE_SEED
+
+static uint16_t adc_read_once(void) {
+    ADMUX = ADC_MUX_BITS;
+    ADCSRA = _BV(ADEN) | _BV(ADSC) | ADC_PS;
+    while (ADCSRA & _BV(ADSC)) {
+    }
+    uint16_t code = ADC;
+    ADCSRA = 0; /* ADC off: it would draw current while the face is shown */
+    return code;
+}
+
+/* Write only the counters that changed, then wait until EEPROM is idle. */
+static void save(const uint8_t c[DIE_FACES]) {
+    for (uint8_t i = 0; i < DIE_FACES; i++) {
+        eeprom_update_byte((uint8_t *)(uintptr_t)i, c[i]);
+    }
+    eeprom_busy_wait();
+}
+
+#else
+
+/* The low bits of FAIR_READS conversions, the first in the top bit. The loop
+ * takes the same time whatever is read, so the conversions fall at the same
+ * instants of every press. */
+static uint16_t adc_low_bits(void) {
+    ADMUX = ADC_MUX_BITS;
+    ADCSRA = _BV(ADEN) | ADC_PS;
+    uint16_t bits = 0;
+    for (uint8_t i = 0; i < FAIR_READS; i++) {
+        ADCSRA |= _BV(ADSC);
+        while (ADCSRA & _BV(ADSC)) {
+        }
+        bits = (uint16_t)(bits << 1) | (ADC & 1);
+    }
+    ADCSRA = 0; /* ADC off: it would draw current while the face is shown */
+    return bits;
+}
+
+#endif /* DIE_RULE_SEED */
+
+/* Sleep until the watchdog has counted `ticks`. */
+static void sleep_until(uint8_t ticks) {
+    for (;;) {
+        cli();
+        if (wdt_ticks >= ticks) {
+            break;
+        }
+        /* SEI takes effect after the next instruction, so a tick that comes
+         * after the test above still wakes this SLEEP instead of being lost. */
+        sei();
+        sleep_cpu();
+    }
+    sei();
+}
+
+__attribute__((noreturn)) static void stay_lit(void) {
+    cli();
+    WDTCR = _BV(WDCE) | _BV(WDE); /* nothing left to time: stop the watchdog */
+    WDTCR = 0;
+#if DIE_CHARLIEPLEX
+    sei(); /* Timer0 keeps multiplexing */
+#endif
+    for (;;) {
+        sleep_cpu();
+    }
+}
+
+int main(void) {
+    DDRB = LED_PINS; /* display off: LED pins low outputs */
+    PORTB = 0;
+    DIDR0 = ADC_DIDR_BIT; /* a floating digital input would draw current */
+
+    /* Watchdog in interrupt mode: WDP may change only in the timed sequence
+     * (WDCE+WDE, then the new value within 4 cycles, WDE=0). */
+    WDTCR = _BV(WDCE) | _BV(WDE);
+    WDTCR = _BV(WDTIE) | WDT_BITS;
+
+#if DIE_CHARLIEPLEX
+    TCCR0A = _BV(WGM01); /* CTC; show() starts the clock */
+    OCR0A = TIMER0_TOP;
+    TIMSK0 = _BV(OCIE0A);
+    set_sleep_mode(SLEEP_MODE_IDLE); /* Timer0 must keep running */
+#else
+    set_sleep_mode(SLEEP_MODE_PWR_DOWN); /* outputs keep their levels */
+#endif
+    sleep_enable();
+    sei();
+
+#if DIE_RULE_SEED
+    uint8_t c[DIE_FACES];
+    eeprom_read_block(c, (const void *)0, DIE_FACES);
+    uint8_t face = die_roll(c, adc_read_once());
+    save(c);
+#else
+    uint16_t bits = adc_low_bits();      /* first: at fixed instants after power-on */
+    store_load();
+    uint8_t face = fair_roll(store_record + 1, bits);
+#if DIE_MUTANT_SHOW_FIRST
+    show(pgm_read_byte(&FACE_SEGS[face])); /* mutant: lit before it is stored */
+#endif
+    store_save();
+#endif
+#if !DIE_MUTANT_SHOW_FIRST
+    show(pgm_read_byte(&FACE_SEGS[face]));
+#endif
+
+    sleep_until(CLEAR_TICKS);
+
+#if DIE_RULE_SEED
+    for (uint8_t i = 0; i < DIE_FACES; i++) {
+        c[i] = 0;
+    }
+    save(c);
+#else
+    store_record[1] = 0;     /* table bits 0..7 */
+    store_record[2] &= 0xF0; /* table bits 8..11; the pool is kept */
+    store_save();
+#endif
+    show(SEG_ALL);
+    stay_lit();
+}

@@ -1,0 +1,328 @@
+"""Fairness campaigns: press the emulated die N times from an erased chip.
+
+A campaign is one chain of presses, each from the table the last one left.
+To spread it over processes (or a Dask cluster) the chain is cut into
+shards, and each shard must start from the EEPROM image the presses before
+it leave. The firmware's reference model gives those images: the campaign
+first runs the model over every press (it needs each press's ADC codes, so
+noise models read the same values whenever a press is read: see
+``seek`` in :mod:`fairdie.noise`), then emulates the shards in parallel,
+and checks the chip against the model face by face and at every shard's
+end. So a campaign's faces depend on its seed only, however it is sharded;
+a chip that disagrees with its model fails the campaign, naming the press.
+A firmware with no model runs as one shard.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairdie._pool import map_work
+from fairdie.errors import FairdieError
+from fairdie.noise import NoiseModel, code_for_mv, mv_table, parse_noise
+from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die.lab._adversary import Adversary
+from fairdie.subjects.die.lab._measures import run as run_system
+from fairdie.subjects.die.lab._predict import Tally, tally
+from fairdie.subjects.die.lab._public import public_view
+from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
+
+__all__ = [
+    "REFERENCE_D",
+    "Campaign",
+    "CampaignError",
+    "CampaignResult",
+    "campaign_noise",
+    "code_table",
+    "conversion_instants",
+    "run_campaign",
+]
+
+#: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
+REFERENCE_D = 0.355
+_HOLD_S = 0.06  # long enough for the face to show, short of anything else
+_ERASED = b"\xff" * 64
+
+
+class CampaignError(FairdieError):
+    """The chip and its reference model disagree, or a campaign cannot run."""
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What to press: everything a campaign's result depends on."""
+
+    presses: int
+    noise: str = "floating"
+    seed: int = 0
+    variant: str | None = None
+    firmware: str | None = None
+    board: str = "die-direct"
+
+    def replay(self) -> str:
+        """The command line that runs this campaign again."""
+        parts = [
+            "fairdie lab campaign",
+            f"--presses {self.presses}",
+            f"--noise {self.noise}",
+            f"--seed {self.seed}",
+        ]
+        if self.variant:
+            parts.append(f"--variant {self.variant}")
+        if self.firmware:
+            parts.append(f"--firmware {self.firmware}")
+        if self.board != "die-direct":
+            parts.append(f"--board {self.board}")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Shard:
+    campaign: Campaign
+    start: int
+    count: int
+    image: bytes
+    #: the shard's ADC codes, press after press, as the model run read them
+    #: from the noise (None: the shard reads the noise itself)
+    codes: array[int] | None = None
+
+
+class _Replay:
+    """Feeds the chip the codes the model run read from the noise, press by
+    press (``seek`` as a noise model), so that each press's noise is computed
+    once per campaign."""
+
+    def __init__(self, codes: array[int], first: int, reads: int, vcc_mv: float) -> None:
+        self._mv = mv_table(vcc_mv)
+        self._codes = codes
+        self._first = first
+        self._reads = reads
+        self._at = 0
+        self._end = 0
+
+    def seek(self, press: int) -> None:
+        self._at = (press - self._first) * self._reads
+        self._end = self._at + self._reads
+
+    def __call__(self, channel: int) -> float:
+        at = min(self._at, self._end - 1)  # more conversions than the model's: the last again
+        self._at += 1
+        return self._mv[self._codes[at]]
+
+
+@dataclass(frozen=True)
+class _ShardResult:
+    start: int
+    faces: bytes  # 1..6, 0 when no face showed
+    image: bytes  # EEPROM after the shard's last press
+    seconds: float
+
+
+def _die(c: Campaign, image: bytes) -> Any:
+    from fairdie.subjects.die import Die  # the simulator: only where presses run
+
+    return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed, eeprom=image)
+
+
+def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
+    if c.noise.strip().lower() == "adversarial":
+        if model is None:
+            raise CampaignError(
+                "adversarial noise needs the firmware's reference model; this firmware has none"
+            )
+        return Adversary(model, c.seed, vcc_mv)
+    try:
+        noise = parse_noise(c.noise, seed=c.seed, vcc_mv=int(vcc_mv))
+    except ValueError as e:
+        raise CampaignError(str(e)) from None
+    if model is not None and hasattr(noise, "per_press"):
+        noise.per_press = model.reads  # a trace: each press starts at its own row
+    return noise
+
+
+def _run_shard(shard: _Shard) -> _ShardResult:
+    """Emulate one shard's presses (in a worker process or a Dask worker)."""
+    t0 = time.perf_counter()
+    c = shard.campaign
+    die = _die(c, shard.image)
+    if shard.codes is not None:
+        die.set_noise(
+            _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
+        )
+    else:  # no model: one shard, reading the noise itself (never adversarial)
+        die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
+    die.presses = shard.start
+    faces = bytearray(die.roll(_HOLD_S).face or 0 for _ in range(shard.count))
+    return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
+
+
+@dataclass
+class _ModelRun:
+    faces: bytearray = field(default_factory=bytearray)
+    images: dict[int, bytes] = field(default_factory=dict)  # press -> image before it
+    codes: array[int] = field(default_factory=lambda: array("H"))
+
+
+def conversion_instants(die: Any) -> tuple[int, list[float]]:
+    """The analog channel and the seconds after power-on at which one press of
+    this (fresh) die converts: the firmware converts at fixed instants."""
+    die.set_noise("uniform")
+    die.roll(_HOLD_S)
+    chip = die.chip
+    start = chip.power_on_cycle
+    log = chip.adc_log()
+    channel = log[0].channel if log else 0
+    return channel, [(a.cycle - start) / chip.frequency for a in log]
+
+
+def code_table(vcc: int) -> Callable[[float], int]:
+    """``mv -> code`` as the chip converts (whole millivolts, then simavr's
+    floor(mv * 1023 / vcc)), by table: the model run converts every reading."""
+    table = [code_for_mv(mv, vcc) for mv in range(vcc + 1)]
+
+    def code(mv: float) -> int:
+        m = round(mv)
+        return table[m] if 0 <= m <= vcc else code_for_mv(m, vcc)
+
+    return code
+
+
+def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
+    model: DieModel = probe.model
+    vcc_mv = probe.chip.vcc_mv
+    channel, instants = conversion_instants(probe)
+    if len(instants) != model.reads:
+        raise CampaignError(
+            f"the firmware converted {len(instants)} times in a press; its model"
+            f" {model.name!r} expects {model.reads}"
+        )
+    noise = campaign_noise(c, model, vcc_mv)
+    at = [0]
+    bind = getattr(noise, "bind_clock", None)
+    if bind is not None:
+        bind(lambda: instants[min(at[0], len(instants) - 1)])
+    seek = getattr(noise, "seek", None)
+    prepare = getattr(noise, "prepare", None)
+    if seek is None:
+        raise CampaignError(f"noise {c.noise!r} cannot be read press by press (no seek)")
+    out = _ModelRun()
+    image = _ERASED
+    wanted = set(cuts)
+    code = code_table(int(vcc_mv))
+    for k in range(c.presses):
+        if k in wanted:
+            out.images[k] = image
+        seek(k)
+        if prepare is not None:
+            prepare(image)
+        codes = []
+        for i in range(model.reads):
+            at[0] = i
+            codes.append(code(noise(channel)))
+        face, image = model.press(image, codes)
+        out.faces.append(face)
+        out.codes.extend(codes)
+    out.images[c.presses] = image
+    return out
+
+
+@dataclass(frozen=True)
+class CampaignResult:
+    campaign: Campaign
+    model: str | None
+    tally: Tally
+    shards: int
+    seconds: float
+    emulated_seconds: float  #: summed over the shards
+
+    @property
+    def presses_per_s(self) -> float:
+        return self.campaign.presses / self.seconds if self.seconds else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        t = self.tally
+        return {
+            "presses": self.campaign.presses,
+            "noise": self.campaign.noise,
+            "seed": self.campaign.seed,
+            "variant": self.campaign.variant,
+            "model": self.model,
+            "counts": list(t.counts),
+            **t.as_json(),
+            "chi2_p": t.chi2_p,
+            "presses_per_s": round(self.presses_per_s, 1),
+            "shards": self.shards,
+            "seconds": round(self.seconds, 2),
+            "replay": self.campaign.replay(),
+        }
+
+
+def run_campaign(
+    c: Campaign,
+    *,
+    jobs: int = 1,
+    scheduler: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> CampaignResult:
+    """Run a campaign; ``progress(n)`` is told of each n presses done."""
+    t0 = time.perf_counter()
+    probe = _die(c, _ERASED)
+    model: DieModel | None = probe.model
+    vcc = probe.chip.vcc_mv
+    campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
+    workers = max(jobs, 1) if not scheduler else 8
+    count = 1 if model is None else min(c.presses, max(1, workers * 4))
+    cuts = [c.presses * i // count for i in range(count)]
+    expected: _ModelRun | None = None
+    if model is not None:
+        expected = _model_run(c, probe, cuts)
+    reads = model.reads if model else 0
+    shards = [
+        _Shard(c, a, b - a, expected.images[a], expected.codes[a * reads : b * reads])
+        if expected
+        else _Shard(c, a, b - a, _ERASED)
+        for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True)
+        if b > a
+    ]
+    faces = bytearray(c.presses)
+    emulated = 0.0
+    for r in map_work(_run_shard, shards, jobs=jobs, scheduler=scheduler, error=CampaignError):
+        faces[r.start : r.start + len(r.faces)] = r.faces
+        emulated += r.seconds
+        end = r.start + len(r.faces)
+        if expected is not None:
+            for k in range(r.start, end):
+                if faces[k] != expected.faces[k]:
+                    raise CampaignError(
+                        f"press {k}: the chip showed {faces[k] or 'no face'}, the model"
+                        f" {expected.faces[k]}; replay: {c.replay()}"
+                    )
+            if r.image != expected.images[end]:
+                raise CampaignError(
+                    f"after press {end - 1}: the chip's EEPROM differs from the model's;"
+                    f" replay: {c.replay()}"
+                )
+        if progress is not None:
+            progress(len(r.faces))
+    if 0 in faces:
+        k = faces.index(0)
+        raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
+    start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
+    t = tally([f - 1 for f in faces], start)
+    return CampaignResult(
+        c, model.name if model else None, t, len(shards), time.perf_counter() - t0, emulated
+    )
+
+
+def reference_tallies(presses: int, seed: int) -> dict[str, Tally]:
+    """Dice, deck and dynamic dice (d = REFERENCE_D) pressed as often, seeded."""
+    systems: dict[str, System] = {
+        "dice": Dice(6),
+        "deck": Deck(6),
+        "dynamic_dice": DynamicDice(6, REFERENCE_D),
+    }
+    return {name: tally(run_system(s, presses, seed), s) for name, s in systems.items()}

@@ -1,0 +1,208 @@
+"""``fairdie lab search``: the parameter search of specs/randomness-systems.md from the shell.
+
+    fairdie lab search --values N --samples T --entropy E [--simulate MATCHES] [--seed S] [--json]
+
+With ``--json`` it prints :func:`fairdie.subjects.die.lab.search`'s dict; otherwise a small
+table. Bad input is one line ``fairdie lab search: error: ...`` on stderr and
+exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from fairdie._cmdline import (
+    Parser,
+    add_spread_options,
+    int_in,
+    parse,
+    progress_bar,
+)
+from fairdie.subjects.die._cli import add_target_options
+from fairdie.subjects.die.lab._search import search
+
+__all__ = ["campaign_main", "lab_main", "search_main"]
+
+PROG = "fairdie lab search"
+# Upper bounds: what runs in hours at most, not years (or out of memory); an
+# exact search of 6 values and 25 samples takes seconds, its cost grows fast.
+_MAX_VALUES = 100
+_MAX_SAMPLES = 1000
+_MAX_MATCHES = 10_000_000
+_MAX_PRESSES = 10_000_000
+_MAX_SEED = 2**64 - 1
+
+
+def _search_seed(text: str) -> int:
+    """A seed for ``random.Random``: it takes -s for s, so only s >= 0 are told apart."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    return int_in(0, _MAX_SEED)(str(v))
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= v <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is outside 0..1")
+    return v
+
+
+def _parser() -> Parser:
+    p = Parser(
+        prog=PROG,
+        description="Search the dynamic dice and generalized deck parameters "
+        "(specs/randomness-systems.md): lowest outcome variance at or above an entropy.",
+    )
+    p.add_argument("--values", type=int_in(2, _MAX_VALUES), required=True, help="n, values 1..n")
+    p.add_argument(
+        "--samples", type=int_in(1, _MAX_SAMPLES), required=True, help="T, draws per match"
+    )
+    p.add_argument("--entropy", type=_fraction, required=True, help="threshold, 0..1")
+    p.add_argument(
+        "--simulate",
+        type=int_in(2, _MAX_MATCHES),
+        metavar="MATCHES",
+        help="simulate this many matches per candidate instead of computing exactly",
+    )
+    p.add_argument("--seed", type=_search_seed, default=0, help="simulation seed (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def _row(name: str, entry: dict[str, Any] | None, params: str) -> str:
+    if entry is None:
+        return f"{name:<17} {'-':<12} no candidate reaches the threshold"
+    cells = f"{entry['entropy']:>8.4f} {entry['variance']:>9.4f}"
+    if "entropy_se" in entry:
+        cells += f"   (se {entry['entropy_se']:.4f}, {entry['variance_se']:.4f})"
+    return f"{name:<17} {params:<12} {cells}"
+
+
+def _table(result: dict[str, Any]) -> str:
+    how = "exact" if result["method"] == "exact" else f"{result['matches']} simulated matches"
+    gd = result["generalized_deck"]
+    dd = result["dynamic_dice"]
+    return "\n".join(
+        [
+            f"n = {result['values']}, T = {result['samples']}, "
+            f"entropy >= {result['entropy_threshold']:g} ({how})",
+            f"{'system':<17} {'parameters':<12} {'entropy':>8} {'variance':>9}",
+            _row("dice", result["dice"], ""),
+            _row("deck", result["deck"], ""),
+            _row("generalized deck", gd, "" if gd is None else f"s={gd['s']} r={gd['r']}"),
+            _row("dynamic dice", dd, "" if dd is None else f"d={dd['d']:g}"),
+        ]
+    )
+
+
+def search_main(argv: list[str]) -> int:
+    """Run ``fairdie lab search`` with ``argv`` (the words after ``search``); the exit status."""
+    args = parse(_parser(), argv)
+    if isinstance(args, int):
+        return args
+    result = search(
+        args.values,
+        args.samples,
+        args.entropy,
+        simulate_matches=args.simulate,
+        seed=args.seed,
+    )
+    if args.json:
+        print(json.dumps(result, indent=2, allow_nan=False))
+    else:
+        print(_table(result))
+    return 0
+
+
+CAMPAIGN = "fairdie lab campaign"
+
+
+def _campaign_parser() -> Parser:
+    p = Parser(
+        prog=CAMPAIGN,
+        description="Press the emulated die N times from an erased chip and measure its "
+        "fairness and what a player can predict; dice, deck and dynamic dice beside it.",
+    )
+    p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
+    p.add_argument("--noise", default="floating", help="noise model (default floating)")
+    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
+    add_target_options(p, doing="press")
+    add_spread_options(p, pieces="shards")
+    p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def campaign_main(argv: list[str]) -> int:
+    """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
+    from fairdie.errors import FairdieError
+    from fairdie.subjects.die.lab._campaign import Campaign, reference_tallies, run_campaign
+
+    args = parse(_campaign_parser(), argv)
+    if isinstance(args, int):
+        return args
+    if args.plot:
+        try:
+            from fairdie.subjects.die.lab._plots import write_plots
+        except ImportError:
+            print(
+                f"{CAMPAIGN}: error: --plot needs matplotlib: pip install 'fairdie[plot]'",
+                file=sys.stderr,
+            )
+            return 2
+    c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
+    update, close = progress_bar(args.presses, unit="press", quiet=args.json)
+    try:
+        from fairdie.board import check_build, load_board
+
+        check_build(load_board(args.board), args.variant)  # the board fits the build it runs
+        result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
+    except FairdieError as e:
+        print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        close()
+    out = result.as_json()
+    refs = reference_tallies(args.presses, args.seed)
+    out["reference"] = {name: t.as_json() for name, t in refs.items()}
+    if args.plot:
+        try:
+            out["plots"] = write_plots(args.plot, result, refs)
+        except OSError as e:
+            print(f"{CAMPAIGN}: error: --plot {args.plot}: {e.strerror or e}", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        rows = [("firmware", out), *out["reference"].items()]
+        print(
+            f"{args.presses} presses, noise {args.noise}, seed {args.seed}: "
+            f"counts {out['counts']}, chi2 p {out['chi2_p']:.3g}, "
+            f"{out['presses_per_s']:.0f} presses/s"
+        )
+        print(f"{'system':<14}{'spread':>7}{'worst':>7}{'absence':>8}{'entropy':>9}{'guess':>7}")
+        for name, m in rows:
+            print(
+                f"{name:<14}{m['spread']:>7}{m['worst_spread']:>7}{m['longest_absence']:>8}"
+                f"{m['entropy']:>9.3f}{m['guess_rate']:>7.3f}"
+            )
+        print(f"replay: {out['replay']}")
+    return 0
+
+
+def lab_main(argv: list[str]) -> int:
+    """``fairdie lab search|campaign ...``."""
+    commands = {"search": search_main, "campaign": campaign_main}
+    if not argv or argv[0] not in commands:
+        got = repr(argv[0]) if argv else "nothing"
+        print(f"fairdie lab: error: expected search or campaign, got {got}", file=sys.stderr)
+        return 2
+    return commands[argv[0]](argv[1:])

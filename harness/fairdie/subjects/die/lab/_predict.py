@@ -1,0 +1,145 @@
+"""Measures of a sequence of faces: tallies, spread, absences, and what a
+player who watches the faces can predict.
+
+The player (:class:`Predictor`) knows the rule and the starting table and
+follows the table from the faces it sees, but not any hidden state (the
+chip's pool, the noise). Before each press it reckons the rule's chance of
+each face for ideal noise, then corrects it by what it has learnt: for each
+place in the table's order (faces sorted by count, then face number) how
+often the die picked that place against how often the rule said it would.
+A die whose noise is biased (the seed's rule under a floating pin picks its
+first candidate too often) is caught out that way; one whose choice truly
+follows the rule is not. Its ``entropy`` is that of its reckoning (divided
+by log 6, so a fair die scores 1.0) and ``guess_rate`` how often its most
+likely face (the lowest on a tie) came up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fairdie.subjects.die.lab._systems import System
+
+__all__ = ["CURVE_STEP", "Predictor", "Tally", "chi2_sf", "tally"]
+
+#: a tally keeps a point of its curves every this many presses
+CURVE_STEP = 100
+
+
+def chi2_sf(x: float, df: int) -> float:
+    """P(X >= x) for a chi-square variable with ``df`` degrees of freedom.
+
+    That is Q(df/2, x/2), the regularised upper incomplete gamma, which for
+    the half-integer and integer orders a chi-square needs follows exactly
+    from Q(1/2, h) = erfc(sqrt h) or Q(1, h) = exp(-h) by
+    Q(a + 1, h) = Q(a, h) + h^a exp(-h) / Gamma(a + 1). (The standard library
+    has no incomplete gamma, and this is all the lab needs of one.)
+    """
+    if df < 1:
+        raise ValueError("df must be >= 1")
+    if x <= 0:
+        return 1.0
+    h = x / 2
+    a, q = (0.5, math.erfc(math.sqrt(h))) if df % 2 else (1.0, math.exp(-h))
+    while a < df / 2:
+        q += math.exp(a * math.log(h) - h - math.lgamma(a + 1))
+        a += 1
+    return min(1.0, max(0.0, q))
+
+
+class Predictor:
+    """A player who follows the table from the faces (see the module)."""
+
+    def __init__(self, start: System) -> None:
+        self.state = start
+        n = len(start.probs())
+        self._hits = [0.0] * n
+        self._expected = [0.0] * n
+
+    def step(self, face: int) -> tuple[float, bool]:
+        """Reckon, then see ``face`` (0-based): ``(entropy / log n, guessed it)``."""
+        nominal = self.state.probs()
+        n = len(nominal)
+        counts = self.state.counts
+        order = sorted(range(n), key=lambda f: (counts[f], f))
+        place = [0] * n
+        for i, f in enumerate(order):
+            place[f] = i
+        w = [
+            nominal[f] * (self._hits[place[f]] + 1) / (self._expected[place[f]] + 1)
+            for f in range(n)
+        ]
+        total = sum(w)
+        p = [x / total for x in w]
+        entropy = -sum(x * math.log(x) for x in p if x > 0) / math.log(n)
+        best = max(range(n), key=lambda f: (p[f], -f))
+        for f in range(n):
+            self._expected[place[f]] += nominal[f]
+        self._hits[place[face]] += 1
+        self.state = self.state.after(face)
+        return entropy, best == face
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    counts: tuple[int, ...]
+    spread: int
+    worst_spread: int
+    longest_absence: int
+    entropy: float
+    guess_rate: float
+    chi2_p: float
+    #: spread and the guess rate so far, every CURVE_STEP presses (for plots)
+    spread_curve: tuple[int, ...]
+    guess_curve: tuple[float, ...]
+
+    def as_json(self) -> dict[str, object]:
+        """The measures (not the tally and curves), as the campaign prints them."""
+        return {
+            "spread": self.spread,
+            "worst_spread": self.worst_spread,
+            "longest_absence": self.longest_absence,
+            "entropy": round(self.entropy, 4),
+            "guess_rate": round(self.guess_rate, 4),
+        }
+
+
+def tally(faces: Sequence[int], start: System) -> Tally:
+    """Measure faces (0-based) shown from ``start`` (the rule's public state)."""
+    n = len(start.probs())
+    counts = [0] * n
+    last = [-1] * n
+    worst = longest = 0
+    ent = hits = 0.0
+    spread_curve: list[int] = []
+    guess_curve: list[float] = []
+    player = Predictor(start)
+    for i, f in enumerate(faces):
+        e, hit = player.step(f)
+        ent += e
+        hits += hit
+        counts[f] += 1
+        longest = max(longest, i - last[f])
+        last[f] = i
+        spread = max(counts) - min(counts)
+        worst = max(worst, spread)
+        if (i + 1) % CURVE_STEP == 0:
+            spread_curve.append(spread)
+            guess_curve.append(hits / (i + 1))
+    total = len(faces)
+    longest = max([longest, *(total - 1 - x for x in last)]) if total else 0
+    expected = total / n
+    chi2 = sum((c - expected) ** 2 / expected for c in counts) if total else 0.0
+    return Tally(
+        counts=tuple(counts),
+        spread=max(counts) - min(counts),
+        worst_spread=worst,
+        longest_absence=longest,
+        entropy=ent / total if total else 0.0,
+        guess_rate=hits / total if total else 0.0,
+        chi2_p=chi2_sf(chi2, n - 1),
+        spread_curve=tuple(spread_curve),
+        guess_curve=tuple(guess_curve),
+    )

@@ -1,0 +1,176 @@
+"""What the die suite's test modules share: our boards, the mark of a test of
+one rule, the model of a die that only declares counters, and Hypothesis
+strategies of tables, EEPROM images and ADC codes for a die's model.
+
+Nothing here imports the compiled binding: the suite's conftest uses it.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import strategies as st
+
+from fairdie.noise.strategies import counters, noise_sequences
+from fairdie.subjects.die import press as seed_press
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die import Die
+    from fairdie.subjects.die._models import DieModel
+
+__all__ = [
+    "BOARDS",
+    "ERASED",
+    "MODEL_MARK",
+    "RECORD",
+    "SLOTS",
+    "SeedCountersAt",
+    "clear_is_known",
+    "images",
+    "model_of",
+    "needs_model",
+    "press_codes",
+    "tables",
+    "writes",
+]
+
+#: Our two boards: die-direct's build follows the fair rule, die-charlieplex's
+#: the seed's, so a test parametrized over both runs both rules.
+BOARDS = ("die-direct", "die-charlieplex")
+EEPROM_SIZE = 64  # the ATtiny13A's
+ERASED = b"\xff" * EEPROM_SIZE
+MODEL_MARK = "fairdie_model"
+
+
+def needs_model(name: str) -> pytest.MarkDecorator:
+    """Mark a test of one rule: it skips, saying why, unless the die it rolls
+    (its ``board`` parameter's, else the session's) follows model ``name``."""
+    return pytest.mark.fairdie_model(name)
+
+
+def model_of(die: Die) -> DieModel:
+    """The model a die's presses must match (the suite's factory gives every
+    die of ours one, and a die with bare counters the seed rule's)."""
+    if die.model is None:
+        pytest.skip(f"board {die.board.name}: the die follows no model and keeps no counters")
+    return die.model
+
+
+class SeedCountersAt:
+    """The seed's rule on six byte counters at EEPROM ``address``: what the
+    suite takes a die to follow that declares ``[die] counters = ADDRESS`` and
+    names no model (at address 0 it is fairdie.subjects.die's seed model)."""
+
+    name = "seed"
+    reads = 1
+
+    def __init__(self, address: int, size: int = EEPROM_SIZE) -> None:
+        if not 0 <= address <= size - 6:
+            raise ValueError(f"six counters at {address} do not fit {size} bytes of EEPROM")
+        self.address = address
+        self.size = size
+        self.footprint = range(address, address + 6)
+
+    def _put(self, image: bytes, counts: Sequence[int]) -> bytes:
+        a = self.address
+        return image[:a] + bytes(counts) + image[a + 6 :]
+
+    def table(self, image: bytes) -> tuple[int, ...]:
+        return tuple(image[self.address : self.address + 6])
+
+    def state(self, image: bytes) -> bytes:
+        return bytes(self.table(image))
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        if len(codes) != 1:
+            raise ValueError(f"a seed-rule press converts once, got {len(codes)} codes")
+        face, counts = seed_press(state, codes[0])
+        return face, bytes(counts)
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+        face, counts = self.step(self.state(image), codes)
+        return face, self._put(image, counts)
+
+    def cleared(self, image: bytes) -> bytes:
+        return self._put(image, bytes(6))
+
+    def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
+        # the least-counted face is candidate 0, which code 0 picks
+        return self.with_table([0 if f == face else 1 for f in range(1, 7)]), (0,)
+
+    def with_table(self, table: Sequence[int]) -> bytes:
+        if len(table) != 6 or any(not 0 <= t <= 255 for t in table):
+            raise ValueError(f"counters are six bytes 0..255, not {list(table)}")
+        return self._put(b"\xff" * self.size, table)
+
+    def __repr__(self) -> str:
+        return f"SeedCountersAt({self.address})"
+
+
+#: The fair rule's ring (store.c): 10 slots of 6-byte records, gate last.
+RECORD, SLOTS = 6, 10
+
+
+def clear_is_known(model: DieModel, before: bytes, after: bytes) -> bool:
+    """Whether the model's clear of ``after`` is the firmware's clear after a
+    press from ``before`` to ``after``. The firmware clears the press's record
+    (in RAM), the model the record the image loads: under the fair rule they
+    differ when the press's record is not the ring's newest, as in a ring
+    whose records span more than 15 seqs, which only a corrupted image holds
+    (the ring then recovers: fairdie.subjects.die.faults, campaign G5). Then the
+    model's clear does not go to the slot after the press's (each save ends with its gate)."""
+    if model.name != "fair":
+        return True
+    roll, clear = writes(before, after), writes(after, model.cleared(after))
+    return bool(roll and clear) and clear[-1][0] // RECORD == (roll[-1][0] // RECORD + 1) % SLOTS
+
+
+def writes(before: bytes, after: bytes) -> list[tuple[int, int, int]]:
+    """``(address, old, new)`` of every byte that differs, in address order:
+    the writes of a save that skips unchanged bytes (``eeprom_update_byte``)."""
+    return [(a, b, c) for a, (b, c) in enumerate(zip(before, after, strict=True)) if b != c]
+
+
+# ---- strategies ------------------------------------------------------------------------
+
+
+def tables(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
+    """Tables ``Die.set_counts`` takes: six offsets 0..3 for the fair rule,
+    six counters 0..255 leaning to the edges for the seed's."""
+    if model.name == "fair":
+        return st.tuples(*[st.integers(0, 3)] * 6)
+    return counters(edges=True)
+
+
+def press_codes(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
+    """The codes of one press: ``model.reads`` of them, leaning to what breaks
+    a rule that trusts its noise (a stuck pin, the rails, alternation)."""
+    return noise_sequences(min_size=model.reads, max_size=model.reads).map(tuple)
+
+
+@st.composite
+def images(draw: st.DrawFn, model: DieModel) -> bytes:
+    """EEPROM images a die may hold: any bytes, or a table's image with any
+    bytes outside the model's footprint; after up to 120 of the model's
+    presses (for the fair rule: the ring part-filled, wrapped, its laps
+    turned over, its first record written over leftover bytes); with a few
+    bytes inside the footprint overwritten (torn or corrupt records)."""
+    size = EEPROM_SIZE
+    image = draw(st.binary(min_size=size, max_size=size))
+    if draw(st.booleans()):
+        table = model.with_table(draw(tables(model)))
+        inside = model.footprint
+        image = bytes(table[i] if i in inside else b for i, b in enumerate(image))
+    # one draw seeds the presses' noise: a few choices to shrink, not thousands
+    rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
+    for _ in range(draw(st.integers(0, 120))):
+        codes = [rnd.randrange(1024) for _ in range(model.reads)]
+        image = model.press(image, codes)[1]
+    out = bytearray(image)
+    edits = st.tuples(st.sampled_from(model.footprint), st.integers(0, 255))
+    for address, value in draw(st.lists(edits, max_size=3)):
+        out[address] = value
+    return bytes(out)

@@ -1,0 +1,96 @@
+"""Fixtures of the die suite (the plugin provides the dice).
+
+Every die the suite rolls follows a reference model (``die.model``), whose
+presses its chip must match: the one its board's build names (a firmware
+given with ``--fairdie-firmware`` for a board of ours stands in for that
+build). A third-party die that names no model but declares
+``[die] counters = ADDRESS`` is taken to follow the seed rule on those six
+counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from fairdie.subjects.die.suite._support import BOARDS, MODEL_MARK, SeedCountersAt, model_of
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die import Die
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MODEL_MARK}(name): a test of one rule: skips unless the die follows model name",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A test taking ``board`` that does not parametrize it runs on both our
+    boards (one per rule) and on the session's board when it is another."""
+    if "board" not in metafunc.fixturenames or any(
+        "board" in _names(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
+    ):
+        return
+    from fairdie.board import load_board
+    from fairdie.plugin import OPTIONS, _value
+
+    session = _value(metafunc.config, OPTIONS[1]) or "die-direct"
+    name = load_board(session).name
+    boards = dict.fromkeys(BOARDS, "")
+    if name not in boards:
+        boards[session] = name
+    metafunc.parametrize("board", list(boards), ids=[n or b for b, n in boards.items()])
+
+
+def _names(argnames: str | Sequence[str]) -> list[str]:
+    if isinstance(argnames, str):
+        return [n.strip() for n in argnames.split(",")]
+    return list(argnames)
+
+
+@pytest.fixture(scope="session")
+def die_factory(die_factory: Callable[..., Die]) -> Callable[..., Die]:
+    """The plugin's factory; a die that follows no model but declares
+    ``[die] counters`` is taken to follow the seed rule on them."""
+
+    def make(**kwargs: Any) -> Die:
+        die = die_factory(**kwargs)
+        spec = die.board.die
+        if die.model is None and spec is not None and spec.counters is not None:
+            die.model = SeedCountersAt(spec.counters)
+        return die
+
+    return make
+
+
+@pytest.fixture
+def needs_the_table(die: Die) -> None:
+    """Skip, saying why, on a die that follows no model and keeps no counters:
+    the tests that use it are of our firmware's rules and tables."""
+    if not die.has_counters:
+        pytest.skip(
+            f"board {die.board.name}: the die follows no model and keeps no counters;"
+            " these test our rules"
+        )
+
+
+@pytest.fixture(autouse=True)
+def _the_rule_a_test_needs(request: pytest.FixtureRequest) -> None:
+    """A test marked ``needs_model(name)`` skips, saying why, unless the die
+    it rolls (its ``board`` parameter's, else the session's) follows ``name``."""
+    mark = request.node.get_closest_marker(MODEL_MARK)
+    if mark is None:
+        return
+    want: str = mark.args[0]
+    callspec = getattr(request.node, "callspec", None)
+    board = callspec.params.get("board") if callspec is not None else None
+    die = request.getfixturevalue("die_factory")(board=board)
+    got = model_of(die).name
+    if got != want:
+        pytest.skip(
+            f"a test of the {want} rule; board {die.board.name}'s die follows the {got} rule"
+        )

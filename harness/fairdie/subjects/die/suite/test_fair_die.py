@@ -1,0 +1,484 @@
+"""Our fair die: its rule and its EEPROM, press by press against the die's
+reference model (``die.model``).
+
+Whatever rule the die follows (the fair rule on its ring of records, or the
+seed's on six counters), its chip must show the face the model picks and
+leave exactly the EEPROM image the model computes. These run against our
+build by default, or any build of our die through the plugin
+(``--fairdie-firmware``, ``--fairdie-board``); a die that follows no model
+and keeps no counters skips them, saying so.
+
+Tests taking ``board`` run on both our boards (die-direct's build follows
+the fair rule, die-charlieplex's the seed's): those of one rule skip, saying
+why, on the other. The rule tests run on the session's board too when it is
+not one of ours (see ``pytest_generate_tests`` in conftest.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import event, given, note, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from fairdie.noise import Codes
+from fairdie.noise.strategies import noise_sequences
+from fairdie.subjects.die import FACE_POSITIONS
+from fairdie.subjects.die.suite._support import (
+    BOARDS,
+    ERASED,
+    clear_is_known,
+    images,
+    model_of,
+    needs_model,
+    press_codes,
+    tables,
+)
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die import Die, Press
+    from fairdie.subjects.die._models import DieModel
+
+pytestmark = [pytest.mark.sim, pytest.mark.usefixtures("needs_the_table")]
+
+ZEROS = (0,) * 6
+#: the clear's watchdog deadline: 155 ticks of 64 ms after power-on
+CLEAR_S = 9.92
+
+
+def modelled_roll(die: Die, hold: float = 0.06) -> tuple[Press, int, bytes, bytes]:
+    """Roll; ``(press, face, before, after)``: the face and image after that
+    the model gives for the image before and the codes the chip converted."""
+    model = model_of(die)
+    before = die.chip.eeprom
+    p = die.roll(hold)
+    assert len(p.adc_codes) == model.reads, (
+        f"the press converted {len(p.adc_codes)} codes; the {model.name} rule converts"
+        f" {model.reads}"
+    )
+    face, after = model.press(before, p.adc_codes)
+    return p, face, before, after
+
+
+def forced(die: Die, face: int) -> tuple[bytes, tuple[int, ...]]:
+    """Load the model's image and noise that make the next press show ``face``."""
+    image, codes = model_of(die).forcing(face)
+    die.chip.write_eeprom(0, image)
+    die.set_noise(Codes(codes))
+    return image, codes
+
+
+def same_future(model: DieModel, a: bytes, b: bytes) -> bool:
+    """Whether images ``a`` and ``b`` hold the same state for the model: any
+    next press (here: three kinds of noise) or a clear leaves the same image."""
+    probes = [
+        (0,) * model.reads,
+        tuple(i % 2 for i in range(model.reads)),
+        tuple((i * 389 + 7) % 1024 for i in range(model.reads)),
+    ]
+    return model.cleared(a) == model.cleared(b) and all(
+        model.press(a, p) == model.press(b, p) for p in probes
+    )
+
+
+# ---- faces and the display ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("board", BOARDS)
+@pytest.mark.parametrize("face", range(1, 7))
+def test_each_face_lights_exactly_its_groups(
+    die_factory: Callable[..., Die], board: str, face: int
+) -> None:
+    die = die_factory(board=board)
+    image, codes = forced(die, face)
+    p = die.roll(0.2)
+    assert p.adc_codes == codes
+    assert p.face == face
+    assert p.display == str(face)
+    # the LEDs over the last persistence window before the power went
+    assert die.lit(at=die.chip.cycle) == FACE_POSITIONS[str(face)]
+    assert die.chip.eeprom == model_of(die).press(image, codes)[1]
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_lit_positions_are_the_seed_groups(die_factory: Callable[..., Die], board: str) -> None:
+    die = die_factory(board=board)
+    forced(die, 6)
+    die.power_on()
+    die.chip.run(seconds=0.06)
+    assert die.lit() == FACE_POSITIONS["6"]
+    die.chip.power_off()
+
+
+def test_direct_wiring_drives_the_group_pins(die_factory: Callable[..., Die]) -> None:
+    die = die_factory(board="die-direct")
+    forced(die, 5)
+    die.power_on()
+    die.chip.run(seconds=0.06)
+    # face 5 = groups A, B, C on PB0, PB1, PB2; D (PB3) off
+    assert [die.chip.level(p).value for p in ("PB0", "PB1", "PB2", "PB3")] == ["1", "1", "1", "0"]
+    assert die.chip.sleeping  # asleep, and the pins hold the face
+    die.chip.power_off()
+
+
+def _used_die(die_factory: Callable[..., Die], board: str, presses: int = 7) -> Die:
+    """A die after a few presses of random noise from erased EEPROM, each
+    checked against the model: a table that has moved and (fair rule) a ring
+    with several records and a pool that has moved."""
+    die = die_factory(board=board, eeprom=ERASED)
+    model = model_of(die)
+    rng = random.Random(board)
+    die.set_noise(Codes([rng.randrange(1024) for _ in range(model.reads * (presses + 2))]))
+    for n in range(presses):
+        p, face, _, after = modelled_roll(die)
+        assert (p.face, die.chip.eeprom) == (face, after), f"press {n}"
+    return die
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_held_ten_seconds_clears_the_table(die_factory: Callable[..., Die], board: str) -> None:
+    die = _used_die(die_factory, board)
+    model = model_of(die)
+    p, face, _, after = modelled_roll(die, 10.0)
+    assert p.face == face  # shown first
+    assert p.display == "all"
+    assert die.chip.eeprom == model.cleared(after)
+    assert p.counts == die.counts == ZEROS
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_held_under_ten_seconds_does_not(die_factory: Callable[..., Die], board: str) -> None:
+    die = _used_die(die_factory, board)
+    model = model_of(die)
+    p, face, _, after = modelled_roll(die, 9.9)
+    assert model.cleared(after) != after  # else the test could not tell
+    assert (p.face, p.display) == (face, str(face))
+    assert die.chip.eeprom == after
+
+
+def test_fresh_chip_starts_from_erased_eeprom(die_factory: Callable[..., Die], board: str) -> None:
+    die = die_factory(board=board)
+    assert die.chip.eeprom == ERASED
+    p, face, _, after = modelled_roll(die, 0.2)
+    assert p.face == face and p.face in range(1, 7)
+    assert die.chip.eeprom == after
+    # fair rule: a fresh table, then the face shown is one ahead; seed rule:
+    # 0xFF everywhere rebases to zero first
+    assert die.counts == tuple(int(f == face) for f in range(1, 7))
+
+
+# ---- the rule, against the reference model ------------------------------------------------
+
+
+def test_differential_thousands_of_presses(
+    die_factory: Callable[..., Die], fairdie_seed: int, board: str
+) -> None:
+    """The chip and the model pick the same face and leave the same EEPROM
+    image, press by press, from random bytes and with random codes."""
+    die = die_factory(board=board)
+    model = model_of(die)
+    rng = random.Random(fairdie_seed)
+    presses = 3000
+    codes = [rng.randrange(1024) for _ in range(presses * model.reads)]
+    die.chip.write_eeprom(0, rng.randbytes(len(ERASED)))
+    die.set_noise(Codes(codes))
+    for n in range(presses):
+        p, face, _, after = modelled_roll(die)
+        context = f"press {n}: seed {fairdie_seed}"
+        assert p.adc_codes == tuple(codes[n * model.reads : (n + 1) * model.reads]), context
+        assert p.face == face, context
+        assert die.chip.eeprom == after, context
+
+
+def test_differential_with_realistic_noise(
+    die_factory: Callable[..., Die], fairdie_seed: int, board: str
+) -> None:
+    die = die_factory(board=board, noise="floating", seed=fairdie_seed)
+    for n in range(2000):
+        p, face, _, after = modelled_roll(die)
+        assert p.face == face, f"press {n}: seed {fairdie_seed}"
+        assert die.chip.eeprom == after, f"press {n}: seed {fairdie_seed}"
+
+
+@pytest.fixture(scope="module")
+def shared_die(die_factory: Callable[..., Die]) -> Callable[[str], Die]:
+    """One die per board for the module's property tests: each example
+    rewrites its EEPROM and its noise."""
+    dies: dict[str, Die] = {}
+
+    def get(board: str) -> Die:
+        if board not in dies:
+            dies[board] = die_factory(board=board, noise=Codes([0]))
+        return dies[board]
+
+    return get
+
+
+def _start(die: Die, table: tuple[int, ...], presses: list[tuple[int, ...]]) -> None:
+    die.set_counts(table)
+    die.set_noise(Codes([c for codes in presses for c in codes]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_table_and_any_noise_match_the_model(
+    shared_die: Callable[[str], Die], board: str, data: st.DataObject
+) -> None:
+    die = shared_die(board)
+    model = model_of(die)
+    table = data.draw(tables(model), label="table")
+    presses = data.draw(st.lists(press_codes(model), min_size=1, max_size=8), label="presses")
+    _start(die, table, presses)
+    for n, codes in enumerate(presses):
+        p, face, _, after = modelled_roll(die)
+        assert p.adc_codes == codes, f"press {n}"
+        assert (p.face, p.display) == (face, str(face)), f"press {n}"
+        assert die.chip.eeprom == after, f"press {n}"
+
+
+@needs_model("fair")
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_fair_table_spread_stays_within_three(
+    shared_die: Callable[[str], Die], board: str, data: st.DataObject
+) -> None:
+    """Read from the chip's EEPROM, press after press: the least-counted face
+    is at offset 0 and none is above 3; the face shown had weight (an offset
+    below 3) and went up by one against the others, so the spread grows only
+    when the face furthest ahead is shown, by one."""
+    die = shared_die(board)
+    model = model_of(die)
+    presses = data.draw(st.lists(press_codes(model), min_size=1, max_size=8), label="presses")
+    _start(die, data.draw(tables(model), label="table"), presses)
+    before = die.counts
+    for n in range(len(presses)):
+        p = die.roll(0.06)
+        after = die.counts
+        context = f"press {n}: table {before} -> {after}, face {p.face}"
+        assert p.face is not None, context
+        low = [t - min(before) for t in before]
+        shown = low[p.face - 1]
+        assert shown < 3, context
+        up = [t + (f == p.face) for f, t in enumerate(low, 1)]
+        assert after == tuple(t - min(up) for t in up), context
+        assert min(after) == 0 and max(after) <= 3, context
+        spread = max(low) + (shown == max(low))
+        assert max(after) <= spread, context
+        before = after
+
+
+@needs_model("seed")
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_any_eeprom_and_any_noise_never_wraps(
+    shared_die: Callable[[str], Die], board: str, data: st.DataObject
+) -> None:
+    die = shared_die(board)
+    model = model_of(die)
+    presses = data.draw(st.lists(press_codes(model), min_size=1, max_size=8), label="presses")
+    _start(die, data.draw(tables(model), label="table"), presses)
+    for _ in presses:
+        before = die.counts
+        p, face, _, after = modelled_roll(die)
+        assert p.face == face and 1 <= p.face <= 6
+        assert die.chip.eeprom == after
+        assert p.counts is not None and all(0 <= c <= 255 for c in p.counts)
+        i = face - 1
+        if before[i] < 255:  # exactly the face shown went up by one
+            assert [a - b for a, b in zip(p.counts, before, strict=True)] == [
+                int(k == i) for k in range(6)
+            ]
+        else:  # rebased first: the faces keep their order, ties included
+            rebased = [c - (k == i) for k, c in enumerate(p.counts)]
+            for a, b in itertools.combinations(range(6), 2):
+                assert (before[a] > before[b]) - (before[a] < before[b]) == (
+                    rebased[a] > rebased[b]
+                ) - (rebased[a] < rebased[b])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_arbitrary_eeprom_bytes_are_a_valid_start(
+    shared_die: Callable[[str], Die], board: str, data: st.DataObject
+) -> None:
+    """Any 64 bytes, or an image the die may hold (a ring part-filled or
+    wrapped, torn or corrupt records), start a press that shows the model's
+    face, leaves the model's image and touches nothing outside its footprint."""
+    die = shared_die(board)
+    model = model_of(die)
+    size = len(ERASED)
+    image = data.draw(
+        st.one_of(st.binary(min_size=size, max_size=size), images(model)), label="image"
+    )
+    codes = data.draw(press_codes(model), label="codes")
+    die.chip.write_eeprom(0, image)
+    die.set_noise(Codes(codes))
+    p, face, _, after = modelled_roll(die)
+    assert p.adc_codes == codes
+    assert p.face == face and 1 <= face <= 6
+    stored = die.chip.eeprom
+    touched = [a for a in range(size) if a not in model.footprint and stored[a] != image[a]]
+    assert not touched, f"bytes {touched} outside {model.footprint} written"
+    assert stored == after
+
+
+# ---- corrupt bytes ------------------------------------------------------------------------
+
+
+@needs_model("fair")
+def test_two_corrupt_bytes_never_lose_a_later_press(
+    die_factory: Callable[..., Die], board: str
+) -> None:
+    """From a fresh chip, two bytes left corrupt (slot 9's gate after 2
+    presses, a state byte of slot 2 after 32): every later press is kept."""
+    die = die_factory(board=board, eeprom=ERASED, noise=Codes([0]))
+    for n in range(40):
+        if n == 2:
+            die.chip.write_eeprom(59, bytes([0x39]))
+        if n == 32:
+            die.chip.write_eeprom(14, bytes([0xAF]))
+        before = die.counts
+        p, face, _, after = modelled_roll(die)
+        assert (p.face, die.chip.eeprom) == (face, after), f"press {n}"
+        assert p.face is not None
+        up = [t + (f == p.face) for f, t in enumerate(before, 1)]
+        assert die.counts == tuple(t - min(up) for t in up), f"press {n}: lost"
+
+
+# ---- a state machine mixing presses, noise and EEPROM edits ------------------------------
+
+
+class DieMachine(RuleBasedStateMachine):
+    """Presses of any length (1 ms to past 10 s, some cut during the clear),
+    noise changes and EEPROM edits, against the die's model.
+
+    After every press: one whose face was shown stored exactly the model's
+    image; one held past 10 s the model's clear of it; one cut before its
+    face showed left every byte at its old or its new value, and (fair rule,
+    whose ring is written to survive a cut) the state before or the state
+    after, not a mix; one cut during the clear, likewise between the press's
+    image and its clear. (Except where the model's clear is not the
+    firmware's: a ring that edits spread over more than 15 seqs, clear_is_known.)
+    """
+
+    die: Die
+    factory: Callable[..., Die]
+    board: str | None = None
+
+    @initialize()
+    def setup(self) -> None:
+        self.die = self.factory(board=self.board, noise=Codes([0]))
+        self.model = model_of(self.die)
+        self.image = self.die.chip.eeprom
+
+    @rule(codes=noise_sequences(min_size=1, max_size=32))
+    def change_noise(self, codes: list[int]) -> None:
+        self.die.set_noise(Codes(codes))
+
+    @rule(address=st.integers(0, len(ERASED) - 1), value=st.integers(0, 255))
+    def edit_eeprom(self, address: int, value: int) -> None:
+        self.die.chip.write_eeprom(address, bytes([value]))
+        self.image = self.die.chip.eeprom
+
+    def _between(self, old: bytes, new: bytes, now: bytes, what: str) -> None:
+        mixed = [
+            a for a, (o, n, x) in enumerate(zip(old, new, now, strict=True)) if x not in (o, n)
+        ]
+        assert not mixed, f"{what}: bytes {mixed} are neither old nor new"
+        if self.model.name == "fair":
+            assert same_future(self.model, now, old) or same_future(self.model, now, new), (
+                f"{what}: the ring holds neither state: {now.hex()}"
+            )
+
+    @rule(
+        hold=st.one_of(
+            st.floats(0.001, 0.05),
+            st.floats(0.05, 9.5),
+            st.floats(CLEAR_S, 10.0, exclude_max=True),
+            st.floats(10.05, 12.0),
+        )
+    )
+    def press(self, hold: float) -> None:
+        before = self.image
+        p = self.die.roll(hold)
+        now = self.image = self.die.chip.eeprom
+        if len(p.adc_codes) < self.model.reads:
+            event("press: cut while converting")
+            assert p.face is None and now == before  # nothing to store yet
+            return
+        face, after = self.model.press(before, p.adc_codes)
+        cleared = self.model.cleared(after)
+        if hold >= CLEAR_S and not clear_is_known(self.model, before, after):
+            # a corrupted ring (clear_is_known)
+            event("press: into the clear, from a spread ring")
+            note(f"the press's record is not the newest of {after.hex()}: the clear is not known")
+            assert p.face == face
+            assert p.display == "all" if hold >= 10.0 else p.display in (str(face), "all")
+        elif hold >= 10.0:
+            event("press: cleared")
+            assert (p.face, p.display) == (face, "all")
+            assert now == cleared
+        elif hold >= CLEAR_S:
+            event("press: cut around the clear")
+            assert p.face == face
+            self._between(after, cleared, now, f"a press cut at {hold} s, in the clear")
+        elif p.face is not None:
+            event("press: face shown")
+            assert (p.face, p.display) == (face, str(face))
+            assert now == after
+        else:
+            event(f"press: cut before the face, {'stored' if now == after else 'not stored'}")
+            self._between(before, after, now, f"a press cut at {hold} s")
+
+    @precondition(lambda self: hasattr(self, "die"))
+    @invariant()
+    def between_presses_the_die_is_off_and_keeps_its_eeprom(self) -> None:
+        assert not self.die.chip.powered and self.die.display() == "off"
+        assert self.die.chip.eeprom == self.image
+
+
+def test_die_machine(die_factory: Callable[..., Die], board: str) -> None:
+    machine = type("Machine", (DieMachine,), {"factory": staticmethod(die_factory), "board": board})
+    run_state_machine_as_test(
+        machine, settings=settings(max_examples=30, stateful_step_count=16, deadline=None)
+    )
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_other_clock_reads_the_same(die_factory: Callable[..., Die], board: str) -> None:
+    die = die_factory(board=board, f_cpu=9_600_000)
+    assert die.chip.frequency == 9_600_000
+    forced(die, 4)
+    p, face, _, after = modelled_roll(die, 0.2)
+    assert (p.face, p.display, face) == (4, "4", 4)
+    assert die.chip.eeprom == after
+    p, face, _, after = modelled_roll(die, 10.0)
+    assert (p.face, p.display) == (face, "all")
+    assert die.chip.eeprom == model_of(die).cleared(after)
+
+
+@pytest.mark.parametrize("board", BOARDS)
+def test_short_presses_never_report_a_wrong_face(
+    die_factory: Callable[..., Die], board: str
+) -> None:
+    """A press cut while a multiplexed face is only partly drawn reports no face."""
+    die = die_factory(board=board)
+    seen = set()
+    for ms in range(2, 60):
+        forced(die, 4)
+        p = die.roll(ms / 1000)
+        assert p.face in (None, 4), f"hold {ms} ms"
+        seen.add(p.face)
+    assert seen == {None, 4}
