@@ -437,9 +437,12 @@ HUGE = "9" * 30
         (["demo", "--count", "99999"], "argument --count: 99999 is out of range"),
         (["demo", "--seed", "-1"], "argument --seed: -1 is out of range"),
         (["demo", "--seed", "x"], "argument --seed: not a whole number"),
-        (["build", "--f-cpu", "0"], "argument --f-cpu: 0 is out of range"),
-        (["build", "--f-cpu", "-1"], "argument --f-cpu: -1 is out of range"),
-        (["build", "--f-cpu", HUGE], "argument --f-cpu: "),
+        (["build", "--target", "die_t13a", "--f-cpu", "0"], "argument --f-cpu: 0 is out of range"),
+        (
+            ["build", "--target", "die_t13a", "--f-cpu", "-1"],
+            "argument --f-cpu: -1 is out of range",
+        ),
+        (["build", "--target", "die_t13a", "--f-cpu", HUGE], "argument --f-cpu: "),
         (["lab", "search", "--values", "1", "--samples", "2", "--entropy", "0.5"], "--values"),
         (
             ["lab", "search", "--values", HUGE, "--samples", "2", "--entropy", "0.5"],
@@ -602,7 +605,9 @@ def test_bad_target(capsys, tmp_path, toml, message):
 
 
 def test_build_for_an_unknown_mcu(capsys, tmp_path):
-    line = refused(capsys, "build", "--mcu", "nope", "--cache-dir", str(tmp_path))
+    line = refused(
+        capsys, "build", "--target", "die_t13a", "--mcu", "nope", "--cache-dir", str(tmp_path)
+    )
     assert line == "fairdie: error: die_t13a: avr-gcc knows no MCU 'nope'"
 
 
@@ -611,6 +616,8 @@ def test_cache_folder_that_cannot_be_one(capsys, tmp_path, where):
     blocker = tmp_path / "blocker"
     blocker.write_text("keep me\n")
     cache = blocker if where == "file" else blocker / "cache"
-    line = refused(capsys, "build", "--cache-dir", str(cache), inputs=(blocker,))
+    line = refused(
+        capsys, "build", "--target", "die_t13a", "--cache-dir", str(cache), inputs=(blocker,)
+    )
     assert f"cache folder {cache}: " in line
     assert blocker.read_text() == "keep me\n"

@@ -17,7 +17,7 @@ from fairdie.subjects.die._models import FairModel, SeedModel
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])
 def test_build_json(capsys, variant):
-    rc, out, _ = run(capsys, "build", "--variant", variant, "--json")
+    rc, out, _ = run(capsys, "build", "--target", "die_t13a", "--variant", variant, "--json")
     assert rc == 0
     b = json.loads(out)
     assert {"elf", "hex", "eep", "flash_bytes", "sram_bytes"} <= b.keys()
@@ -26,7 +26,7 @@ def test_build_json(capsys, variant):
 
 
 def test_build_other_clock(capsys):
-    rc, out, _ = run(capsys, "build", "--f-cpu", "9600000", "--json")
+    rc, out, _ = run(capsys, "build", "--target", "die_t13a", "--f-cpu", "9600000", "--json")
     assert rc == 0 and json.loads(out)["f_cpu"] == 9_600_000
 
 
@@ -61,7 +61,7 @@ def test_press_from_a_given_table(capsys):
 
 
 def test_hex_with_its_eep_starts_from_that_table(capsys, tmp_path):
-    b = json.loads(run(capsys, "build", "--json")[1])
+    b = json.loads(run(capsys, "build", "--target", "die_t13a", "--json")[1])
     record = FairModel().with_table([3, 3, 0, 3, 3, 3])[:6]  # slot 0: face 3 is forced
     body = bytes([len(record), 0, 0, 0]) + record
     eep = tmp_path / "t.eep"
@@ -78,7 +78,9 @@ def test_press_held_ten_seconds(capsys):
 
 
 def test_press_charlieplex_and_hex_firmware(capsys):
-    b = json.loads(run(capsys, "build", "--variant", "charlieplex", "--json")[1])
+    b = json.loads(
+        run(capsys, "build", "--target", "die_t13a", "--variant", "charlieplex", "--json")[1]
+    )
     rc, out, _ = run(
         capsys,
         "press",
@@ -107,7 +109,7 @@ def test_press_draws_dice(capsys):
         (["press", "--noise", "wobble"], "unknown noise"),
         (["press", "--firmware", "/nonexistent/die.hex"], "no such firmware file"),
         (["press", "--board", "/nonexistent/board.toml"], "no such board file"),
-        (["build", "--f-cpu", "99"], "out of range"),
+        (["build", "--target", "die_t13a", "--f-cpu", "99"], "out of range"),
         (["press", "--eep", "x.eep"], "--eep goes with --firmware"),
         (["press", "--counts", "1,2,3"], "expected six counts"),
         (["press", "--counts", "1,2,3,4,5,256"], "expected six counts"),
@@ -121,7 +123,7 @@ def test_bad_input_is_one_line_and_nonzero(capsys, argv, message):
 
 
 def test_firmware_for_another_mcu(capsys, tmp_path):
-    b = json.loads(run(capsys, "build", "--json")[1])
+    b = json.loads(run(capsys, "build", "--target", "die_t13a", "--json")[1])
     elf = Path(b["elf"]).read_bytes()
     assert b"attiny13a" in elf  # the ELF names its chip in simavr's .mmcu section
     other = tmp_path / "other.elf"
@@ -131,10 +133,12 @@ def test_firmware_for_another_mcu(capsys, tmp_path):
 
 
 def test_firmware_for_another_clock(capsys):
-    elf = json.loads(run(capsys, "build", "--json")[1])["elf"]  # 1.2 MHz
+    elf = json.loads(run(capsys, "build", "--target", "die_t13a", "--json")[1])["elf"]  # 1.2 MHz
     rc, _, err = run(capsys, "press", "--firmware", elf, "--f-cpu", "9600000")
     assert rc == 2 and "built for 1200000 Hz, not 9600000 Hz" in err
-    fast = json.loads(run(capsys, "build", "--f-cpu", "9600000", "--json")[1])["elf"]
+    fast = json.loads(
+        run(capsys, "build", "--target", "die_t13a", "--f-cpu", "9600000", "--json")[1]
+    )["elf"]
     rc, out, _ = run(capsys, "press", "--firmware", fast, "--json")
     assert rc == 0 and json.loads(out)["faces"]
 
@@ -203,7 +207,15 @@ def test_help_names_the_commands_with_parsers_of_their_own(capsys):
             return e.code
 
     assert status("--help") == 0
-    out = " ".join(capsys.readouterr().out.split())
-    for command in ("verify", "debug", "faults", "lab search"):
-        assert f"fairdie {command}" in out
-        assert status(*command.split(), "--help") == 0
+    out = capsys.readouterr().out
+    from fairdie.cli import CORE
+    from fairdie.subjects import commands
+
+    every = [*CORE, *commands()]
+    assert {"build", "verify", "debug", "press", "roll", "demo", "lab", "faults", "bench"} <= set(
+        every
+    )
+    for command in every:  # every command is listed, and answers --help
+        assert f"\n  {command} " in out
+        assert status(command, "--help") == 0
+    assert status("lab", "search", "--help") == 0

@@ -55,7 +55,7 @@ def _mmcu(elf: Path) -> dict[int, bytes]:
 def test_die_builds_within_budget(
     variant: str, f_cpu: int | None, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    b = build(variant=variant, f_cpu=f_cpu, cache_dir=tmp_path)
+    b = build("die_t13a", variant=variant, f_cpu=f_cpu, cache_dir=tmp_path)
     print(
         f"die_t13a {variant} @ {b.f_cpu} Hz: flash {b.flash_bytes}/{b.flash_budget} B, "
         f"static SRAM {b.sram_bytes}/{b.sram_budget} B, EEPROM {b.eeprom_bytes} B"
@@ -78,37 +78,40 @@ def test_die_builds_within_budget(
 
 @pytest.mark.skipif(simavr_include_dir() is None, reason="simavr headers not installed")
 def test_die_elf_names_its_chip_and_clock(tmp_path: Path) -> None:
-    records = _mmcu(build(f_cpu=9_600_000, cache_dir=tmp_path).elf)
+    records = _mmcu(build("die_t13a", f_cpu=9_600_000, cache_dir=tmp_path).elf)
     assert records[1].rstrip(b"\0") == b"attiny13a"
     assert int.from_bytes(records[2][:4], "little") == 9_600_000
     assert int.from_bytes(records[3][:4], "little") == 3000  # Vcc, mV
 
 
 def test_cache_hit_does_not_compile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first = build(variant="charlieplex", cache_dir=tmp_path)
+    first = build("die_t13a", variant="charlieplex", cache_dir=tmp_path)
     stamp = first.elf.stat().st_mtime_ns
 
     def no_compile(*args: object) -> None:
         raise AssertionError("compiled on a cache hit")
 
     monkeypatch.setattr(build_module, "_compile", no_compile)
-    again = build(variant="charlieplex", cache_dir=tmp_path)
+    again = build("die_t13a", variant="charlieplex", cache_dir=tmp_path)
     assert again == first
     assert again.elf.stat().st_mtime_ns == stamp
     assert [p.name for p in tmp_path.iterdir()] == [first.key]
     with pytest.raises(AssertionError, match="compiled on a cache hit"):
-        build(variant="direct", cache_dir=tmp_path)
+        build("die_t13a", variant="direct", cache_dir=tmp_path)
 
 
 def test_key_follows_variant_clock_and_defines(tmp_path: Path) -> None:
     keys = {
-        build(cache_dir=tmp_path).key,
-        build(variant="charlieplex", cache_dir=tmp_path).key,
-        build(f_cpu=9_600_000, cache_dir=tmp_path).key,
-        build(defines={"UNUSED_BY_THE_DIE": 1}, cache_dir=tmp_path).key,
+        build("die_t13a", cache_dir=tmp_path).key,
+        build("die_t13a", variant="charlieplex", cache_dir=tmp_path).key,
+        build("die_t13a", f_cpu=9_600_000, cache_dir=tmp_path).key,
+        build("die_t13a", defines={"UNUSED_BY_THE_DIE": 1}, cache_dir=tmp_path).key,
     }
     assert len(keys) == 4
-    assert build(variant="direct", cache_dir=tmp_path).key == build(cache_dir=tmp_path).key
+    assert (
+        build("die_t13a", variant="direct", cache_dir=tmp_path).key
+        == build("die_t13a", cache_dir=tmp_path).key
+    )
 
 
 def test_default_cache_dir_comes_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -118,7 +121,7 @@ def test_default_cache_dir_comes_from_env(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def _build_key(cache: str) -> str:
-    return build(variant="charlieplex", cache_dir=Path(cache)).key
+    return build("die_t13a", variant="charlieplex", cache_dir=Path(cache)).key
 
 
 def test_parallel_builds_share_one_entry(tmp_path: Path) -> None:
@@ -256,7 +259,12 @@ def test_the_elf_does_not_depend_on_the_folder(tmp_path: Path, target: str) -> N
     elves = []
     for where in ("one", "two/levels/deeper"):
         copy = tmp_path / where / Path(target).name
-        shutil.copytree(firmware_dir() / target, copy)
+        shutil.copytree(
+            load_target(Path(target).name).path
+            if target == "die_t13a"
+            else firmware_dir() / target,
+            copy,
+        )
         elves.append(build(copy, cache_dir=tmp_path / where / "cache").elf)
     names = _debug_strings(elves[0])
     assert names and not [n for n in names if str(tmp_path) in n]
@@ -316,7 +324,10 @@ def test_plain_folder_needs_mcu_and_clock(tmp_path: Path) -> None:
 
 
 def test_cli_prints_paths_and_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--variant", "charlieplex", "--cache-dir", str(tmp_path)]) == 0
+    assert (
+        main(["--target", "die_t13a", "--variant", "charlieplex", "--cache-dir", str(tmp_path)])
+        == 0
+    )
     lines = dict(line.split(None, 1) for line in capsys.readouterr().out.splitlines())
     assert Path(lines["elf"]).is_file() and Path(lines["hex"]).is_file()
     assert lines["flash"].split()[1:3] == ["/", "1024"]
@@ -332,7 +343,7 @@ def test_die_stack_fits_its_headroom(variant: str, tmp_path: Path) -> None:
         from fairdie.sim import Chip
     except ImportError:  # pragma: no cover - the binding is not built
         pytest.skip("fairdie.sim binding not built")
-    b = build(variant=variant, cache_dir=tmp_path)
+    b = build("die_t13a", variant=variant, cache_dir=tmp_path)
     headroom = load_target("die_t13a").budget.stack  # type: ignore[union-attr]
     deepest = 0
     for counts, mv in [(bytes(6), 0), (b"\xff" * 6, 1500), (bytes([255, 0, 3, 255, 254, 9]), 2900)]:

@@ -151,7 +151,9 @@ def test_the_installed_package_is_not_the_checkout(installed: Installed) -> None
 def test_fairdie_demo_and_build(installed: Installed) -> None:
     demo = installed.run(installed.bin / "fairdie", "demo", "--count", "6")
     assert "built die.elf" in demo.stdout and "count" in demo.stdout
-    b = json.loads(installed.run(installed.bin / "fairdie", "build", "--json").stdout)
+    b = json.loads(
+        installed.run(installed.bin / "fairdie", "build", "--target", "die_t13a", "--json").stdout
+    )
     assert Path(b["elf"]).is_file() and 0 < b["flash_bytes"] <= b["flash_budget"]
     # The installed sources build the same ELF, under the same key, as the checkout's.
     from fairdie.toolchain import build
@@ -180,7 +182,9 @@ def test_the_shipped_die_suite_runs_against_a_hex(installed: Installed) -> None:
     names = zipfile.ZipFile(installed.wheel).namelist()
     if not any(n.startswith("fairdie/subjects/die/suite/") for n in names):
         pytest.skip("this wheel ships no fairdie.subjects.die.suite")
-    b = json.loads(installed.run(installed.bin / "fairdie", "build", "--json").stdout)
+    b = json.loads(
+        installed.run(installed.bin / "fairdie", "build", "--target", "die_t13a", "--json").stdout
+    )
     # -p names the plugin; the entry point would register it a second time.
     env = installed.env | {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     r = subprocess.run(

@@ -201,6 +201,11 @@ def campaign_main(argv: list[str]) -> int:
 def lab_main(argv: list[str]) -> int:
     """``fairdie lab search|campaign ...``."""
     commands = {"search": search_main, "campaign": campaign_main}
+    if argv[:1] in (["-h"], ["--help"]):
+        print("usage: fairdie lab {search,campaign} ... (fairdie lab search --help, ...)")
+        print("  search    the spec's parameter search for a fair rule")
+        print("  campaign  press the die under noise models; fairness measures and plots")
+        return 0
     if not argv or argv[0] not in commands:
         got = repr(argv[0]) if argv else "nothing"
         print(f"fairdie lab: error: expected search or campaign, got {got}", file=sys.stderr)
