@@ -49,7 +49,8 @@ def m328p() -> Build:
 
 def test_m328p_is_a_foreign_program(m328p: Build) -> None:
     fw = load_firmware(m328p.elf)
-    assert (m328p.mcu, fw.arch, fw.mcu) == ("atmega328p", 5, None)  # no .mmcu section
+    assert (m328p.mcu, fw.arch, fw.f_cpu) == ("atmega328p", 5, None)  # no .mmcu section
+    assert fw.mcu == "atmega328p"  # from its device-info note
     assert fw.device is not None and fw.device.name == "atmega328p"
     assert len(load_firmware(m328p.hex).flash) < 1024  # the size alone would not tell
     assert m328p.sram_bytes > 64

@@ -234,9 +234,9 @@ def test_pin_checks_follow_the_mcu() -> None:
     with pytest.raises(BoardError, match="PB4 is not a pin of the attiny84a"):
         _board(("a", "PA0", "PB4"), mcu="ATtiny84A")
     # An MCU the model does not know: any port pin is accepted.
-    assert _board(("a", "PD7", "PC0"), mcu="atmega328p").led("a").anode == "PD7"
+    assert _board(("a", "PD7", "PC0"), mcu="atmega1284p").led("a").anode == "PD7"
     with pytest.raises(BoardError, match="not a pin name"):
-        _board(("a", "PD8", "PC0"), mcu="atmega328p")
+        _board(("a", "PD8", "PC0"), mcu="atmega1284p")
 
 
 def test_parse_board_names_its_source() -> None:

@@ -12,7 +12,8 @@ Board file schema (TOML)
 
     [board]                  # required
     name = "die-direct"      # required, free text
-    mcu = "attiny13a"        # required; pins are checked for attiny13(a), attiny84(a)
+    mcu = "attiny13a"        # required; pins are checked for attiny13(a), attiny25/45/85,
+                             # attiny84(a) and atmega328p (MCU_PINS)
     f_cpu = 1200000          # required, Hz, 1000..32000000
     vcc_mv = 3000            # required, supply in mV, 1800..5500
     persistence_ms = 20      # optional (default 20), in (0, 1000]: LED integration window
@@ -43,6 +44,8 @@ Board file schema (TOML)
                              # (a board resistor; "down" is the default for
                              # active high) or "none" (the button drives it)
     bounce = { count = 3, spacing_us = 400 }   # optional, default no bounce
+    shares = ["led0"]        # optional: the LEDs on its pin, when the firmware
+                             # shares the pin between them (see below)
 
     [[button]]
     name = "power"
@@ -72,12 +75,33 @@ anode and cathode are the same; two LEDs between the same two pins in the
 same direction unless they name the same series, and a series whose LEDs do
 not share both ends (LEDs between one pin and a rail may share it: that is a
 direct drive group lit together); a pin used both by an LED and by an analog
-input, a button or the speaker (a button may share an analog input's pin); a
+input or the speaker; a pin used both by an LED and by a button whose
+``shares`` does not name every LED on it (the message says what to set), or
+naming an LED not on it (a button may share an analog input's pin freely); a
 pull that holds a button at its active level; display symbols naming unknown
 LEDs, LEDs outside the display, or the same lit set twice; a ``[die]`` naming
 an unknown button or display, or counters that overrun the EEPROM (known
 MCUs); a clock outside 1000..32000000 Hz; a supply
 outside 1800..5500 mV; a persistence window outside (0, 1000] ms.
+
+A button and LEDs on one pin (``shares``)
+-----------------------------------------
+
+Small boards often share a pin: the firmware makes it an input (with the
+pull-up) to read the button, an output to light the LED. Both act through
+the one pin model (:mod:`fairdie.sim`), as on a bench where the button is
+wired through a series resistor (about 1 kOhm; without one a pressed button
+would short the output):
+
+- while the chip drives the pin (an output), the chip's level wins: the LED
+  lights as the firmware drives it, pressed button or not;
+- while the pin is an input, a pressed button drives its active level (over
+  the chip's pull-up, and over the LED: a pull-up's current through an LED
+  is too weak to light it or to matter), and the firmware reads it;
+- an LED lights from the resolved levels: its anode driven high and its
+  cathode driven low, by the chip or by a pressed button. So a pressed
+  active-low button on the cathode of an LED from VCC lights it while the
+  pin is an input, as the current has a path to ground.
 
 :func:`check_build` checks a board against the build it runs (its
 ``firmware`` target, and its ``variant`` or the one asked for): the target

@@ -75,7 +75,9 @@ class Button:
     "high") while pressed. ``pull`` is what holds the pin while it is
     released: ``"chip"`` (the MCU's own pull-up, which the firmware must
     switch on), ``"up"`` or ``"down"`` (a resistor on the board), or
-    ``"none"`` (the button drives the inactive level itself).
+    ``"none"`` (the button drives the inactive level itself). ``shares``
+    names the LEDs on the same pin, when the firmware shares it between
+    them (the package docstring says how the pin model resolves the two).
     """
 
     name: str
@@ -84,6 +86,7 @@ class Button:
     active: str | None = None
     pull: str | None = None
     bounce: Bounce = NO_BOUNCE
+    shares: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

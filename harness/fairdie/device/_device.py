@@ -11,14 +11,12 @@ from fairdie.board import Board, Bounce, Button, Display, LedDecoder
 from fairdie.device._tones import Tone, tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import EventKind, mcu_matches, parse_pin
+from fairdie.stimulus import MAX_HOLD_S, PressTime, PressTiming, parse_timing
 
 if TYPE_CHECKING:
     from fairdie.sim import Chip
 
 __all__ = ["MAX_HOLD_S", "Device", "check_hold"]
-
-#: The longest press, in seconds.
-MAX_HOLD_S = 3600.0
 
 
 def check_hold(hold: float) -> None:
@@ -117,6 +115,50 @@ class Device:
         if hold is not None:
             self.chip.run(to_cycle=max(self.chip.cycle, start + self.chip.cycles_for(hold)))
             self.release(name, bounce=bounce)
+
+    def press_many(
+        self,
+        name: str,
+        n: int,
+        *,
+        timing: PressTiming | str = "human",
+        seed: int | None = None,
+        bounce: Bounce | bool | None = None,
+    ) -> Iterator[PressTime]:
+        """Press a button ``n`` times as a person would, timed by ``timing``
+        (a :class:`~fairdie.stimulus.PressTiming` or its spec, such as
+        ``"human:interval=0.8,hold=0.12"``) drawn from ``seed`` (default: the
+        device's seed). Each press is held its drawn hold, and the next comes
+        its drawn interval after the release (contact bounce, as the board or
+        ``bounce`` says, plays out inside both): the chip runs all the while,
+        so the firmware's timers advance as between a person's presses.
+
+        Lazy: each press happens as the loop asks for the next, and the loop
+        body sees the chip at the end of that press's interval (just before
+        the next press), e.g. ``[dev.read() for _ in dev.press_many("go", 60)]``.
+        Yields each press's :class:`~fairdie.stimulus.PressTime`. Arguments
+        are checked when it is called, in one line.
+        """
+        self.button(name)
+        if isinstance(timing, str):
+            timing = parse_timing(timing)
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise FairdieError(f"the number of presses must be a whole number >= 0, not {n!r}")
+        return self._press_many(name, n, timing, self.seed if seed is None else seed, bounce)
+
+    def _press_many(
+        self, name: str, n: int, timing: PressTiming, seed: int, bounce: Bounce | bool | None
+    ) -> Iterator[PressTime]:
+        presses = timing.presses(seed)
+        for _ in range(n):
+            drawn = next(presses)
+            start = self.chip.cycle
+            self.press(name, hold=drawn.hold, bounce=bounce)
+            # the interval counts from the release, as the hold from the press:
+            # the release's contact bounce plays out inside it
+            end = start + self.chip.cycles_for(drawn.hold + drawn.interval)
+            self.chip.run(to_cycle=max(self.chip.cycle, end))
+            yield drawn
 
     def release(self, name: str, *, bounce: Bounce | bool | None = None) -> None:
         """Let a pressed button go (a power button cuts the supply)."""

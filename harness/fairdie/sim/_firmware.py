@@ -1,5 +1,11 @@
 """Reading firmware images: ELF (with symbols and simavr's .mmcu section) and Intel HEX.
 
+An ELF names its MCU in simavr's ``.mmcu`` section (with its clock and
+supply) when its source says ``AVR_MCU(...)``; a plain avr-gcc ELF names it
+only in avr-libc's ``.note.gnu.avr.deviceinfo``, and says nothing of its
+clock: :attr:`Firmware.f_cpu` is then None and the board or ``--f-cpu`` must
+give it (:meth:`Firmware.require_f_cpu` says so in one line).
+
 Pure Python (pyelftools), so the CLI can reject a bad file before any
 simulator exists. Every problem is a one-line :class:`FirmwareError`.
 :func:`check_fits` refuses an image built for another MCU before it runs: a
@@ -83,8 +89,9 @@ class Firmware:
     path: Path | None
     flash: bytes
     eeprom: bytes | None = None
+    #: from simavr's .mmcu section, else the device-info note (None: a HEX, or neither)
     mcu: str | None = None
-    f_cpu: int | None = None
+    f_cpu: int | None = None  #: Hz, from simavr's .mmcu section (None: the file does not say)
     vcc_mv: int | None = None
     symbols: Mapping[str, Symbol] = field(default_factory=dict)
     arch: int | None = None  #: the ELF's AVR architecture (e_flags & 0x7F: 25 is avr25)
@@ -92,6 +99,8 @@ class Firmware:
     sections: Mapping[str, int] = field(default_factory=dict)  #: ELF section sizes (bytes)
     #: the file the EEPROM image came from when it is not ``path`` (a HEX's .eep)
     eeprom_path: Path | None = None
+    #: ``mcu`` is the device-info note's (the ELF has no simavr .mmcu section)
+    mcu_from_note: bool = False
 
     @property
     def digest(self) -> str:
@@ -99,6 +108,19 @@ class Firmware:
         h = hashlib.sha256(self.flash)
         h.update(b"\0eeprom\0" + (self.eeprom or b""))
         return h.hexdigest()[:16]
+
+    def require_f_cpu(self, f_cpu: int | None = None) -> int:
+        """The clock to run at: ``f_cpu`` if given, else the file's own; a
+        one-line FirmwareError naming what to give when neither says."""
+        f = f_cpu or self.f_cpu
+        if f:
+            return f
+        where = self.path.name if self.path else "the firmware"
+        kind = "no simavr .mmcu section" if self.sections else "a HEX file"  # an ELF has sections
+        raise FirmwareError(
+            f"{where} does not say its clock ({kind}): give --f-cpu, or a board file"
+            " whose f_cpu is the chip's clock"
+        )
 
     def symbol(self, name: str) -> Symbol:
         try:
@@ -156,7 +178,8 @@ def load_firmware(
         fw = Firmware(path=p, flash=flash, eeprom=eeprom, eeprom_path=ep)
     else:
         raise FirmwareError(f"{p}: neither an ELF nor an Intel HEX file")
-    if mcu is not None and fw.mcu is not None and not mcu_matches(mcu, fw.mcu):
+    # simavr's .mmcu name first; a name from the device-info note is checked next
+    if mcu is not None and fw.mcu and not fw.mcu_from_note and not mcu_matches(mcu, fw.mcu):
         raise FirmwareError(f"{p}: built for {fw.mcu}, not {mcu}")
     if mcu is not None:
         _check_built_for(fw, mcu, str(p))
@@ -428,6 +451,9 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
             mmcu = elf.get_section_by_name(".mmcu")
             if mmcu is not None:
                 mcu, f_cpu, vcc = _parse_mmcu(mmcu.data())
+            from_note = mcu is None and device is not None
+            if from_note and device is not None:  # a plain avr-gcc ELF: no clock known
+                mcu = device.name
             symbols: dict[str, Symbol] = {}
             symtab = elf.get_section_by_name(".symtab")
             if isinstance(symtab, SymbolTableSection):
@@ -464,6 +490,7 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
         arch=arch,
         device=device,
         sections=sections,
+        mcu_from_note=from_note,
     )
 
 
