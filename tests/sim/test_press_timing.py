@@ -1,77 +1,53 @@
-"""Presses a person makes, on a die whose only chance is when it is pressed
-(button_die: its firmware stirs its millisecond counter and the timer's count
-at each edge into its state)."""
+"""A button die whose only chance is when a person presses: ``fairdie press``
+times its presses with the human model, so its faces follow ``--seed``."""
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable
+import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from fairdie.board import load_board
-from fairdie.device import Device
-from fairdie.errors import FairdieError
-from fairdie.sim import Chip
-from fairdie.stimulus import FIXED, PressTime, TimingError, depends_on_seed, parse_timing
-from fairdie.toolchain import firmware_dir
+from fairdie.cli import main
 
-BOARD = firmware_dir() / "tests" / "button_die" / "board.toml"
-QUICK = "human:interval=0.3,hold=0.1"  # a quick person: shorter runs, the same shape
+pytestmark = pytest.mark.sim
+
+BOARD = Path(__file__).resolve().parents[2] / "harness/fairdie/firmware/tests/button_die/board.toml"
 
 
 @pytest.fixture(scope="module")
-def elf(build_test_firmware: Callable[..., Any]) -> Path:
-    return Path(build_test_firmware("button_die").elf)
+def elf(build_test_firmware) -> str:
+    return str(build_test_firmware("button_die").elf)
 
 
-def die(elf: Path) -> Device:
-    board = load_board(BOARD)  # its ELF names the MCU in its device note; the board, the clock
-    dev = Device(Chip(elf, f_cpu=board.f_cpu), board)
-    dev.power_on()
-    dev.chip.run(seconds=0.05)
-    return dev
+def _press(capsys, elf: str, *extra: str, board: Path = BOARD) -> dict:
+    argv = ["press", "--board", str(board), "--firmware", elf, "--count", "20", "--json"]
+    assert main([*argv, *extra]) == 0
+    return json.loads(capsys.readouterr().out)
 
 
-def faces(elf: Path, seed: int, timing: str = QUICK, n: int = 60) -> list[str]:
-    dev = die(elf)
-    return [dev.read() for _ in dev.press_many("roll", n, timing=timing, seed=seed)]
+def test_the_faces_follow_the_seed_through_the_human_timing(capsys, elf) -> None:
+    one, again, other = (_press(capsys, elf, "--seed", s) for s in ("3", "3", "4"))
+    assert one["timing"].startswith("human") and one["seed_matters"] is True
+    assert one["faces"] == again["faces"]
+    assert one["faces"] != other["faces"]
+    assert set(one["faces"]) <= set(range(1, 7))
 
 
-def test_faces_follow_the_seed_of_a_persons_timing(elf: Path) -> None:
-    one = faces(elf, 1)
-    assert one == faces(elf, 1)  # reproducible from the seed
-    assert one != faces(elf, 2)
-    assert set(one) == {"1", "2", "3", "4", "5", "6"}
-    assert depends_on_seed(lambda seed: faces(elf, seed, n=10))
+def test_fixed_timing_on_a_clean_contact_ignores_the_seed_and_says_so(capsys, elf, tmp_path):
+    clean = tmp_path / "clean.toml"
+    clean.write_text(BOARD.read_text().replace("bounce = { count = 3, spacing_us = 400 }", ""))
+    runs = [_press(capsys, elf, "--timing", "fixed", "--seed", s, board=clean) for s in "01"]
+    assert runs[0]["faces"] == runs[1]["faces"] and runs[0]["seed_matters"] is False
+    # the bouncing contact alone already makes the seed matter
+    assert _press(capsys, elf, "--timing", "fixed")["seed_matters"] is True
+    argv = ["press", "--board", str(clean), "--firmware", elf, "--count", "8", "--timing", "fixed"]
+    assert main(argv) == 0
+    assert "do not depend on --seed" in capsys.readouterr().out
 
 
-def test_a_constant_timing_rolls_the_same_faces_under_any_seed(elf: Path) -> None:
-    fixed = faces(elf, 1, "fixed")
-    assert fixed == faces(elf, 2, "fixed")
-    assert not depends_on_seed(lambda seed: faces(elf, seed, "fixed", n=10), seeds=(3, 4, 5))
-    assert fixed != faces(elf, 1)  # the same seed, timed by a person
-
-
-def test_presses_run_their_drawn_times(elf: Path) -> None:
-    dev = die(elf)
-    start = dev.chip.cycle
-    drawn = list(dev.press_many("roll", 5, timing=parse_timing(QUICK), seed=9))
-    assert drawn == list(itertools.islice(parse_timing(QUICK).presses(9), 5))
-    seconds = sum(p.hold + p.interval for p in drawn)
-    assert (dev.chip.cycle - start) / dev.chip.frequency == pytest.approx(seconds, abs=1e-4)
-    assert not dev.is_pressed("roll")
-    assert list(dev.press_many("roll", 2, timing=FIXED)) == [PressTime(0.1, 0.5)] * 2
-
-
-def test_press_many_checks_its_arguments_when_called(elf: Path) -> None:
-    dev = die(elf)
-    with pytest.raises(FairdieError, match="no button 'go'"):
-        dev.press_many("go", 3)
-    with pytest.raises(TimingError, match="bad press timing 'robot'"):
-        dev.press_many("roll", 3, timing="robot")
-    with pytest.raises(FairdieError, match="whole number >= 0, not -1"):
-        dev.press_many("roll", -1)
-    assert list(dev.press_many("roll", 0)) == []
+def test_a_bad_timing_is_one_line(capsys, elf) -> None:
+    argv = ["press", "--board", str(BOARD), "--firmware", elf, "--timing", "human:hold=-1"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--timing" in err

@@ -72,6 +72,15 @@ def _seconds(text: str) -> float:
     return v
 
 
+def _timing(text: str) -> Any:
+    from fairdie.stimulus import parse_timing
+
+    try:
+        return parse_timing(text)
+    except FairdieError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
 def _add_die_options(p: argparse.ArgumentParser) -> None:
     """The options that make the die (``press``, ``roll``): :func:`make_die` reads them."""
     p.add_argument(
@@ -88,6 +97,13 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
         help="the button that rolls the die (default: the board's [die] roll, else its power)",
     )
     p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument(
+        "--timing",
+        type=_timing,
+        metavar="SPEC",
+        help="when a person presses: human (the default for a button die with no analog"
+        " input), fixed, or human:interval=0.8,hold=120ms (fairdie.stimulus)",
+    )
     p.add_argument("--variant", choices=sorted(VARIANT_BOARDS), default=None)
     p.add_argument("--board", metavar="NAME_OR_TOML", help="a board file (default by variant)")
     p.add_argument("--firmware", type=Path, metavar="PATH", help="an ELF or HEX to test")
@@ -132,6 +148,7 @@ def make_die(a: argparse.Namespace) -> Any:
         f_cpu=a.f_cpu,
         roll=a.button,
         model=model,
+        timing=a.timing,
     )
     if a.counts is not None:
         die.set_counts(a.counts)
@@ -185,7 +202,13 @@ def _run(
 def _press_parser() -> Parser:
     p = Parser(prog="fairdie press", description="Press the emulated die N times.")
     p.add_argument("--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N")
-    p.add_argument("--hold", type=_seconds, default=0.2, metavar="SECONDS")
+    p.add_argument(
+        "--hold",
+        type=_seconds,
+        default=None,
+        metavar="SECONDS",
+        help="how long each press is held (default 0.2 s, or drawn by --timing)",
+    )
     p.add_argument(
         "--vcd",
         type=Path,
@@ -213,7 +236,9 @@ def _press(a: argparse.Namespace) -> int:
         "display": presses[-1].display,
         "seed": a.seed,
         "noise": a.noise or ("floating" if die.noise is not None else None),
-        "hold": a.hold,
+        "hold": a.hold if a.hold is not None else (None if die.timing else 0.2),
+        "timing": str(die.timing) if die.timing is not None else None,
+        "seed_matters": _seed_matters(a, faces),
         "board": die.board.name,
         "button": die.roll_control,
         "firmware": str(die.chip.firmware.path),
@@ -238,6 +263,11 @@ def _press(a: argparse.Namespace) -> int:
         if counts is not None:
             print(draw_table(counts))
         print(f"display at release: {out['display']}    replay: {a.replay}")
+        if out["seed_matters"] is False:
+            print(
+                f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same);"
+                " a die whose chance is when it is pressed needs --timing human"
+            )
         if vcd is not None:
             ev = out["events"]
             print(
@@ -254,6 +284,20 @@ def _press(a: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+#: presses rolled again under another seed to tell whether the seed matters
+_SEED_CHECK = 24
+
+
+def _seed_matters(a: argparse.Namespace, faces: list[int | None]) -> bool | None:
+    """Whether the first faces change under another seed (None: not checked,
+    for a run of over 1000 presses or one from a given table)."""
+    if len(faces) > 1000 or a.counts is not None:
+        return None
+    n = min(len(faces), _SEED_CHECK)
+    other = make_die(argparse.Namespace(**{**vars(a), "seed": a.seed + 1}))
+    return [other.roll(a.hold).face for _ in range(n)] != faces[:n]
 
 
 def press_main(argv: list[str]) -> int:

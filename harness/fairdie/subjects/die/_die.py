@@ -20,6 +20,7 @@ from fairdie.device import Device, check_hold
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
+from fairdie.stimulus import HUMAN, PressTiming, parse_timing
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
 from fairdie.subjects.die._models import DieModel, model_named
 
@@ -64,6 +65,7 @@ class Die(Device):
         roll: str | None = None,
         variant: str | None = None,
         model: DieModel | str | None = None,
+        timing: PressTiming | str | None = None,
     ) -> None:
         bd = board if isinstance(board, Board) else load_board(board)
         spec = bd.die or DieSpec()
@@ -120,6 +122,14 @@ class Die(Device):
         self.presses = 0
         if self._analog is not None:
             self.set_noise(noise)
+        #: when a person presses: a button die with no analog input to read
+        #: chance from is pressed as a person would (human timing) by default
+        if timing is None and self._analog is None and not self._by_power:
+            timing = HUMAN
+        self.timing: PressTiming | None = (
+            parse_timing(timing) if isinstance(timing, str) else timing
+        )
+        self._times = self.timing.presses(seed) if self.timing is not None else None
 
     @property
     def rolls_by_power(self) -> bool:
@@ -189,15 +199,23 @@ class Die(Device):
         self.chip.clear_trace()
         super().power_on()
 
-    def roll(self, hold: float = 0.2, *, bounce: Bounce | bool | None = None) -> Press:
+    def roll(self, hold: float | None = None, *, bounce: Bounce | bool | None = None) -> Press:
         """Roll the die: hold its roll control for ``hold`` seconds.
 
         A power-switch die powers on, shows its face while held and powers
         off. A button die (powered on at its first roll) has its button
         pressed, bouncing as the board says or as ``bounce`` overrides, then
         released, and is read once its face has had ``settle_ms`` to settle.
+        With a press timing (:attr:`timing`), each roll first waits the drawn
+        time since the last release, and ``hold=None`` holds the drawn hold;
+        without one, ``hold`` defaults to 0.2 s.
         """
+        drawn = next(self._times) if self._times is not None else None
+        if hold is None:
+            hold = drawn.hold if drawn is not None else 0.2
         check_hold(hold)
+        if drawn is not None and self.presses and self.chip.powered:
+            self.chip.run(seconds=drawn.interval)  # the person's wait before this press
         seek = getattr(self.noise, "seek", None)
         if seek is not None:  # each roll reads its own part of the noise
             seek(self.presses)

@@ -51,9 +51,9 @@ def _recording_die() -> type[Die]:
         def __init__(self, **kwargs: Any) -> None:
             super().__init__(**kwargs)
             #: (hold, bounce) of each roll, in order
-            self.rolls: list[tuple[float, object]] = []
+            self.rolls: list[tuple[float | None, object]] = []
 
-        def roll(self, hold: float = 0.2, *, bounce: Any = None) -> Press:
+        def roll(self, hold: float | None = None, *, bounce: Any = None) -> Press:
             self.rolls.append((hold, bounce))
             return super().roll(hold, bounce=bounce)
 
@@ -69,7 +69,7 @@ def recording_die(**kwargs: Any) -> Die:
 def press_command(die: Die, recipe: DieRecipe) -> tuple[list[str] | None, str]:
     """``(argv, "")`` of the ``fairdie press`` that ends with the die's last
     press, checked by replaying it; else ``(None, why not)``."""
-    rolls: list[tuple[float, object]] = getattr(die, "rolls", [])
+    rolls: list[tuple[float | None, object]] = getattr(die, "rolls", [])
     if not rolls:
         return None, "the die was never rolled"
     if len(rolls) != die.presses:
@@ -96,7 +96,9 @@ def press_command(die: Die, recipe: DieRecipe) -> tuple[list[str] | None, str]:
         if table is None or model is None or model.with_table(table) != recipe.eeprom:
             return None, "it started from an EEPROM image that is no table"
         argv += ["--counts", ",".join(map(str, table))]
-    argv += ["--count", str(len(rolls)), "--hold", repr(rolls[0][0])]
+    argv += ["--count", str(len(rolls))]
+    if rolls[0][0] is not None:
+        argv += ["--hold", repr(rolls[0][0])]
     if not _replays(argv, die):
         return None, "the test changed the die beyond what the press options say"
     return argv, ""
