@@ -50,6 +50,7 @@ SIMAVR_FIXES = {
     "compare": lib.FD_FIX_COMPARE,  # compare outputs drive their datasheet pin
     "memory": lib.FD_FIX_MEMORY,  # stray accesses stay inside the shim's buffers
     "adc": lib.FD_FIX_ADC,  # ADC channel and reference latched when a conversion starts
+    "sleep_modes": lib.FD_FIX_SLEEP_MODES,  # SE and SM honoured: timers stop, wake sources only
 }
 
 

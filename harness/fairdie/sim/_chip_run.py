@@ -34,6 +34,7 @@ class RunMixin(ChipBase):
     _adc_error: BaseException | None
     _skip_polling: bool
     _batch: bool
+    _sleep_names: dict[int, str]
     stop_event: Event | None
     power_on_cycle: int
     power_ons: int
@@ -123,6 +124,16 @@ class RunMixin(ChipBase):
     @property
     def sleeping(self) -> bool:
         return bool(lib.fd_sleeping(self._c))
+
+    @property
+    def sleep_mode(self) -> str | None:
+        """The sleep mode the CPU is in, by its SM bits at the SLEEP ("idle",
+        "adc" (ADC noise reduction), "power-down", "standby", and on the
+        ATmega parts "power-save" and "extended-standby"), or None while awake."""
+        mode = int(lib.fd_sleep_mode(self._c))
+        if mode < 0:
+            return None
+        return self._sleep_names.get(mode, f"reserved ({mode})")
 
     def cycles_for(self, seconds: float) -> int:
         if not 0 <= seconds <= 1e6:

@@ -95,6 +95,7 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
     fd_ee_attach(c);
     fd_irq_attach(c);
     fd_adc_attach(c);
+    fd_sleep_attach(c);
     if (c->fixes & FD_FIX_COMPARE)
         for (int k = 0; k < c->ncmp; k++)
             fd_compare_attach(c, &c->cmp[k]);

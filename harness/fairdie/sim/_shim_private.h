@@ -10,7 +10,8 @@
  *   _shim_leds.c      LED light, integrated over time
  *   _shim_snapshot.c  snapshots of the whole chip
  *   _shim_debug.c     breakpoints, data watches, a step range
- *   _shim_run.c       the run loop, interrupts, polling loops, reset, power, sleep
+ *   _shim_run.c       the run loop, interrupts, polling loops, reset, power
+ *   _shim_sleep.c     SLEEP, and the datasheet's sleep modes
  * See _shim.h for what it fixes and why, _api.h for what Python sees. Built
  * by cffi (see _build.py) as further sources of the extension; the only
  * symbol they expect from the generated module is fd_py_adc, the extern
@@ -50,6 +51,8 @@
 #define FD_MAX_LEDS 32
 #define FD_LED_HISTORY 1024u /* a power of two */
 #define FD_LOG_CAP 8192u
+#define FD_MAX_TIMERS 4
+#define FD_MAX_FROZEN 16 /* cycle timers held while a sleep mode stops their clock */
 /* With FD_FIX_MEMORY the data space covers every 16-bit address and flash
  * every address LPM's Z reaches: simavr 1.6 stores stray writes below
  * 32 + MAX_IOs without a bounds check, and reads past its buffers after it
@@ -89,6 +92,13 @@ typedef struct fd_compare {
     avr_irq_t *out; /* the timer's output IRQ, once attached */
 } fd_compare;
 
+/* A cycle timer taken out while its peripheral's clock is stopped. */
+typedef struct fd_frozen {
+    avr_cycle_timer_t fn;
+    void *param;
+    uint64_t left; /* cycles it had to go */
+} fd_frozen;
+
 /* Everything of ours that changes while the chip runs, in one struct, so a
  * snapshot copies it whole. */
 typedef struct fd_state {
@@ -113,6 +123,12 @@ typedef struct fd_state {
     uint32_t led_head, led_count; /* history ring: next slot, entries held */
     int led_dropped;              /* the ring has overwritten its oldest entry */
     uint32_t wdt_entered;         /* the watchdog's ISR has just been entered */
+    uint32_t sleep_mode;          /* 1 + the SM bits at the last SLEEP (0: awake or unknown) */
+    uint32_t nfrozen;             /* cycle timers held since frozen_at (fd_sleep_enter) */
+    uint64_t frozen_at;
+    fd_frozen frozen[FD_MAX_FROZEN];
+    uint64_t masked; /* interrupt table entries masked while asleep */
+    uint64_t flags;  /* their raised flags when the sleep began */
 } fd_state;
 
 /* Breakpoints, data watches and a step range (fd_debug_*): settings of a
@@ -172,6 +188,11 @@ struct fd_chip {
     avr_io_read_t adc_read[2];
     void *adc_read_param[2];
     void (*orig_sleep)(avr_t *avr, avr_cycle_count_t how_long);
+    avr_regbit_t se, sm; /* SLEEP's enable bit and mode field (fd_set_sleep_bits) */
+    int sm_bits;
+    avr_timer_t *timers[FD_MAX_TIMERS];
+    int ntimers;
+    avr_extint_t *extint;
 
     fd_led leds[FD_MAX_LEDS];
     int led_ap[FD_MAX_LEDS], led_cp[FD_MAX_LEDS]; /* port index, -1 for the supply */
@@ -248,6 +269,12 @@ void fd_adc_attach(fd_chip *c);
 void fd_irq_attach(fd_chip *c);
 void fd_poll_register(fd_chip *c, uint16_t addr);
 void fd_after_reset(avr_io_t *io);
+
+/* _shim_sleep.c: fd_sleep_enter returns 0 when SLEEP is a no-op (SE clear) */
+void fd_sleep_attach(fd_chip *c);
+int fd_sleep_enter(fd_chip *c);
+void fd_woke(fd_chip *c);
+void fd_sleep_forget(fd_chip *c);
 void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long);
 
 /* _shim_debug.c */

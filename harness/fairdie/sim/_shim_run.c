@@ -18,10 +18,8 @@ static void fd_irq_running(avr_irq_t *irq, uint32_t value, void *param) {
     if (!value || avr->pc != (avr_flashaddr_t)value * avr->vector_size)
         return;
     int woke = c->st.asleep;
-    if (woke) { /* the wake comes first, then the response */
-        c->st.asleep = 0;
-        fd_event_raise(c, FD_EV_WAKE, 0, 0, 0);
-    }
+    if (woke) /* the wake comes first, then the response */
+        fd_woke(c);
     if (c->fixes & FD_FIX_IRQ) {
         avr->cycle += woke ? 8 : 4;
         fd_end_batch(c);
@@ -154,43 +152,10 @@ void fd_after_reset(avr_io_t *io) {
             c->cmp[k].out->value = 0;
     }
     c->st.adc_pending = c->st.adc_ready = 0;
-    c->st.asleep = 0;
+    fd_sleep_forget(c); /* the reset wiped the cycle timers and the enable bits */
     if (!c->powering)
         fd_event_raise(c, FD_EV_RESET, 1, 0, 0);
     fd_pins_after_reset(c);
-}
-
-/* Wraps simavr's sleep, which sleeps the host for the simulated time (the
- * `sleep` fix does not call it).
- * simavr calls it from inside the SLEEP instruction's run step, just before
- * it fast-forwards the cycle count to the next timer: the right moment to
- * stamp the start of a sleep. */
-void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long) {
-    fd_chip *c = avr->custom.data;
-    c->st.sleep_steps++;
-    if (!c->st.asleep) { /* SLEEP (1 cycle) has just executed */
-        c->st.asleep = 1;
-        fd_event_at(c, avr->cycle - 1, FD_EV_SLEEP, 0, 0, 0);
-    }
-    c->stop |= FD_STOP_SLEPT;
-    fd_end_batch(c);
-    if (c->fixes & FD_FIX_SLEEP) {
-        /* On return simavr adds 1 + how_long to the cycle count, one past the
-         * timer that ends the sleep: land on it. A run that stops on this
-         * sleep stops right after the SLEEP (the next step fast-forwards). */
-        if (c->stop & FD_STOP_EVENT && c->why.kind == FD_EV_SLEEP)
-            avr->cycle -= how_long + 1;
-        else if (how_long > 0) {
-            /* Nor past the run's deadline: the timer that ends a run is gone
-             * when a SLEEP executes right on it, and the next one may be far. */
-            uint64_t land = avr->cycle + how_long, end = c->run_deadline;
-            if (end && land > end)
-                land = end > avr->cycle ? end : avr->cycle;
-            avr->cycle = land - 1 - how_long;
-        }
-    } else if (c->orig_sleep) {
-        c->orig_sleep(avr, how_long);
-    }
 }
 
 static uint64_t fd_splitmix(uint64_t *s) {
@@ -203,7 +168,7 @@ static uint64_t fd_splitmix(uint64_t *s) {
 void fd_power_on(fd_chip *c) {
     avr_t *avr = c->avr;
     c->st.powered = 1;
-    c->st.asleep = 0;
+    fd_sleep_forget(c);
     c->powering = 1;
     fd_event_raise(c, FD_EV_POWER, 1, 0, 0);
     avr_reset(avr);
@@ -247,7 +212,7 @@ void fd_power_off(fd_chip *c, int torn_value) {
         avr->data[c->port[i].io->r_port] = 0;
     }
     c->st.powered = 0;
-    c->st.asleep = 0;
+    fd_sleep_forget(c);
     fd_pins_update_all(c);
     fd_event_raise(c, FD_EV_POWER, 0, 0, 0);
     avr->state = cpu_Stopped;
@@ -306,10 +271,8 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
                                  &c->stops);
     }
     while (!stop) {
-        if (c->st.asleep && avr->state == cpu_Running) {
-            c->st.asleep = 0;
-            fd_event_raise(c, FD_EV_WAKE, 0, 0, 0);
-        }
+        if (c->st.asleep && avr->state == cpu_Running)
+            fd_woke(c);
         /* the hot loop: running, nothing to watch but the flags */
         if (!watch_pc) {
             while (avr->cycle < deadline && avr->state == cpu_Running && !c->stop) {
@@ -341,8 +304,12 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
             break;
         }
         if (s == cpu_Done && !c->st.asleep) { /* asleep with interrupts off */
+            if (!fd_sleep_enter(c)) {         /* SE clear: SLEEP was a no-op */
+                avr->state = cpu_Running;
+                continue;
+            }
             c->st.asleep = 1;
-            fd_event_raise(c, FD_EV_SLEEP, 1, 0, 0);
+            fd_event_raise(c, FD_EV_SLEEP, 1, c->st.sleep_mode, 0);
             stop |= c->stop & FD_STOP_EVENT;
         }
         if (quiet && (s == cpu_Sleeping || s == cpu_Done) &&
