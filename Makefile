@@ -16,7 +16,7 @@ STAMP := $(VENV)/.fairdie-setup-stamp
 SIM := harness/fairdie/sim
 
 # Setup re-runs when any of these is newer than the stamp.
-SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(SIM)/_shim.c $(SIM)/_shim.h $(SIM)/_api.h \
+SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(wildcard $(SIM)/_shim*.[ch]) $(SIM)/_api.h \
 	ci/install-system-packages.sh
 
 # C and C++ under clang-format: the firmwares shipped in the package (the die

@@ -245,7 +245,7 @@ def test_ten_seconds_of_watchdog_sleep_is_cheap(make_chip):
 
 FIXES = {
     "sleep", "extint", "ioend", "porf", "eeprom", "sram", "irq", "pin_bit", "wdt",
-    "pullup", "compare", "memory", "adc",
+    "pullup", "compare", "memory", "adc", "sleep_modes",
 }  # fmt: skip
 ALL_BUT = {f: FIXES - {f} for f in FIXES}
 

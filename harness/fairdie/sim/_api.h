@@ -11,7 +11,7 @@ typedef struct fd_chip fd_chip;
 /* Kinds of engine events. The trace records the kinds in its mask; a run
  * stops on the kinds in fd_stops.kinds. Bits, so that a set is a mask. */
 #define FD_EV_PIN 1          /* a = port letter, b = state word after, c = before */
-#define FD_EV_SLEEP 2        /* the CPU executed SLEEP; a = 1 when interrupts were off */
+#define FD_EV_SLEEP 2        /* SLEEP ran; a = 1: interrupts off; b = 1 + SM bits (0: unknown) */
 #define FD_EV_WAKE 4         /* the CPU woke                                       */
 #define FD_EV_EEPROM_START 8 /* a = address, b = old byte, c = new byte | mode << 8  */
 #define FD_EV_EEPROM_DONE 16 /* a = address, b = byte stored, c = 1 when cut by power */
@@ -46,20 +46,21 @@ typedef struct fd_chip fd_chip;
 
 /* The simavr 1.6 fixes, each on by default; a test switches one off to show
  * that the bug it fixes is still there without it. */
-#define FD_FIX_SLEEP 1      /* sleep fast-forwards instead of sleeping the host     */
-#define FD_FIX_EXTINT 2     /* no per-cycle INT0 level polling after a reset        */
-#define FD_FIX_IOEND 4      /* reset clears the I/O registers (ATtiny13 core)       */
-#define FD_FIX_PORF 8       /* power-on sets PORF                                   */
-#define FD_FIX_EEPROM 16    /* datasheet EEPROM write: busy time, EEPM, pending     */
-#define FD_FIX_IRQ 32       /* interrupt response: 4 cycles, 8 when it wakes        */
-#define FD_FIX_PIN_BIT 64   /* SBI/CBI on PINx writes one bit, as in hardware       */
-#define FD_FIX_WDT 128      /* watchdog interrupt mode stays on after its ISR       */
-#define FD_FIX_SRAM 256     /* power-on fills registers and SRAM with seeded junk   */
-#define FD_FIX_PULLUP 512   /* one pin model: no pull-up re-applied over a drive    */
-#define FD_FIX_COMPARE 1024 /* compare outputs drive their datasheet pin            */
-#define FD_FIX_MEMORY 2048  /* stray data/flash accesses stay inside our buffers    */
-#define FD_FIX_ADC 4096     /* channel and reference latched at conversion start    */
-#define FD_FIX_ALL 8191
+#define FD_FIX_SLEEP 1          /* sleep fast-forwards instead of sleeping the host     */
+#define FD_FIX_EXTINT 2         /* no per-cycle INT0 level polling after a reset        */
+#define FD_FIX_IOEND 4          /* reset clears the I/O registers (ATtiny13 core)       */
+#define FD_FIX_PORF 8           /* power-on sets PORF                                   */
+#define FD_FIX_EEPROM 16        /* datasheet EEPROM write: busy time, EEPM, pending     */
+#define FD_FIX_IRQ 32           /* interrupt response: 4 cycles, 8 when it wakes        */
+#define FD_FIX_PIN_BIT 64       /* SBI/CBI on PINx writes one bit, as in hardware       */
+#define FD_FIX_WDT 128          /* watchdog interrupt mode stays on after its ISR       */
+#define FD_FIX_SRAM 256         /* power-on fills registers and SRAM with seeded junk   */
+#define FD_FIX_PULLUP 512       /* one pin model: no pull-up re-applied over a drive    */
+#define FD_FIX_COMPARE 1024     /* compare outputs drive their datasheet pin            */
+#define FD_FIX_MEMORY 2048      /* stray data/flash accesses stay inside our buffers    */
+#define FD_FIX_ADC 4096         /* channel and reference latched at conversion start    */
+#define FD_FIX_SLEEP_MODES 8192 /* SE, SM: a mode stops timers, wakes on its sources only */
+#define FD_FIX_ALL 16383
 
 typedef struct fd_event {
     uint64_t cycle;
@@ -116,6 +117,9 @@ fd_chip *fd_new(const char *mcu, void *handle, uint32_t fixes, uint64_t seed);
 int fd_set_compare_pin(fd_chip *chip, char timer, int comp, uint32_t com_reg, uint32_t com_shift,
                        char port, int bit);
 int fd_set_pud(fd_chip *chip, uint32_t reg, uint32_t bit);
+/* SLEEP's enable bit and its mode field (sm_bits wide from SM0, 1..3). */
+int fd_set_sleep_bits(fd_chip *chip, uint32_t se_reg, uint32_t se_bit, uint32_t sm_reg,
+                      uint32_t sm_shift, uint32_t sm_bits);
 int fd_start(fd_chip *chip, uint32_t frequency, uint32_t vcc_mv);
 void fd_free(fd_chip *chip);
 void fd_get_info(fd_chip *chip, fd_info *info);
@@ -145,6 +149,9 @@ void fd_set_batch(fd_chip *chip, int on);
 uint64_t fd_poll_skipped(fd_chip *chip);
 uint32_t fd_pc(fd_chip *chip);
 int fd_sleeping(fd_chip *chip);
+/* The SM bits of the sleep the CPU is in (0 idle, 1 ADC noise reduction,
+ * 2 power-down, ...: the datasheet's numbers), or -1 while awake. */
+int fd_sleep_mode(fd_chip *chip);
 uint64_t fd_sleep_steps(fd_chip *chip);
 
 /* Memory: data space (registers, I/O, SRAM), I/O through the handlers, EEPROM. */

@@ -1,10 +1,12 @@
 """cffi build script for ``fairdie.sim._simavr`` (API mode, built at install).
 
-The C boundary lives in four files side by side: this script, ``_api.h``
-(the declarations Python sees; read whole as the cdef), ``_shim.h`` and
-``_shim.c``, with ``_simavr.pyi`` typing the compiled module. They link the
-system libsimavr 1.6 (Debian: libsimavr-dev). Nothing generated is
-committed: ``pip install`` runs this through setup.py's ``cffi_modules``.
+The C boundary lives in files side by side: this script, ``_api.h`` (the
+declarations Python sees; read whole as the cdef), ``_shim.h``, the shim's
+private header ``_shim_private.h`` and its sources ``_shim_*.c`` (one per
+concern, listed in that header), with ``_simavr.pyi`` typing the compiled
+module. They link the system libsimavr 1.6 (Debian: libsimavr-dev). Nothing
+generated is committed: ``pip install`` runs this through setup.py's
+``cffi_modules``.
 
 The build stops with one line when libsimavr is not 1.6: simavr 1.7's
 ATtiny13 core is broken, and the shim's fixes are written against 1.6.
@@ -68,13 +70,18 @@ def _relative(path: Path) -> str:
         return str(path)
 
 
+def shim_sources() -> list[Path]:
+    """The shim's C files, compiled with the cffi module."""
+    return sorted(HERE.glob("_shim_*.c"))
+
+
 def make_builder() -> FFI:
     ffi = FFI()
     ffi.cdef((HERE / "_api.h").read_text() + "\n" + _CALLBACKS)
     ffi.set_source(
         "fairdie.sim._simavr",
         '#include "_shim.h"\n',
-        sources=[_relative(HERE / "_shim.c")],
+        sources=[_relative(p) for p in shim_sources()],
         include_dirs=[str(HERE)],
         libraries=["simavr"],
         library_dirs=[a[2:] for a in _pkg_config("--libs") if a.startswith("-L")],

@@ -16,7 +16,9 @@
  *     world): simavr re-applies the pull-up over an external drive on every
  *     PORT write and routes compare outputs through PORT, to wrong pins;
  *   - stray data and flash accesses stay inside buffers of our own;
- *   - the ADC latches its channel and reference when a conversion starts.
+ *   - the ADC latches its channel and reference when a conversion starts;
+ *   - SLEEP honours SE and the sleep mode: timers stop, only its wake
+ *     sources wake the CPU.
  * Python sees only _api.h (which is also the cffi cdef).
  */
 #ifndef FAIRDIE_SHIM_H

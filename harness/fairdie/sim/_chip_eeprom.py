@@ -1,0 +1,65 @@
+"""The EEPROM of a :class:`Chip`: stored bytes, the write in flight, programming times."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairdie.errors import FairdieError, FirmwareError
+from fairdie.sim._chipbase import ChipBase, check, check_range
+from fairdie.sim._simavr import ffi, lib
+from fairdie.sim._types import EepromWrite
+
+_EE_MODES = ("erase+write", "erase", "write")
+_fd_eeprom_read = lib.fd_eeprom_read
+
+
+class EepromMixin(ChipBase):
+    """EEPROM: its bytes, as stored, and the write the CPU has in flight."""
+
+    _ee_buf: Any
+
+    @property
+    def eeprom(self) -> bytes:
+        """The stored bytes (a write in flight is not stored until it completes)."""
+        return self.read_eeprom(0, self.eeprom_size)
+
+    def read_eeprom(self, address: int, size: int) -> bytes:
+        """``size`` stored bytes from ``address``."""
+        buf = self._ee_buf
+        if _fd_eeprom_read(self._c, address, buf, size) != 0:
+            raise FairdieError(
+                f"EEPROM read {address}+{size} is outside the {self.mcu}'s {self.eeprom_size} bytes"
+            )
+        return ffi.buffer(buf, size)[:]  # type: ignore[no-any-return]
+
+    def write_eeprom(self, address: int, data: bytes) -> None:
+        check(
+            lib.fd_eeprom_write(self._c, address, bytes(data), len(data)),
+            FirmwareError,
+            f"EEPROM image of {len(data)} bytes at {address} does not fit"
+            f" the {self.mcu}'s {self.eeprom_size} bytes",
+        )
+
+    def erase_eeprom(self) -> None:
+        """All 0xFF, as a new or chip-erased part."""
+        self.write_eeprom(0, b"\xff" * self.eeprom_size)
+
+    @property
+    def eeprom_in_flight(self) -> EepromWrite | None:
+        w = ffi.new("fd_ee_write *")
+        lib.fd_eeprom_in_flight(self._c, w)
+        if not w.active:
+            return None
+        return EepromWrite(
+            address=int(w.address),
+            old=int(w.old_value),
+            new=int(w.new_value),
+            cycles_left=max(0, int(w.done_cycle) - self.cycle),
+            mode=_EE_MODES[w.mode],
+        )
+
+    def set_eeprom_times(self, *, erase_write_us: int = 3400, single_us: int = 1800) -> None:
+        """Programming times (datasheet: 3.4 ms erase+write, 1.8 ms erase or write)."""
+        check_range("erase_write_us", erase_write_us, 1, 100_000)
+        check_range("single_us", single_us, 1, 100_000)
+        lib.fd_eeprom_set_times(self._c, erase_write_us, single_us)

@@ -1,0 +1,175 @@
+"""The trace (events as the C shim recorded them) and simavr's log, for :class:`Chip`."""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from fairdie.sim._chipbase import ChipBase
+from fairdie.sim._simavr import ffi, lib
+from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
+
+EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
+_TRACE_BATCH = 1 << 14
+_EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
+_LOG_BUF = ffi.new("char[]", 1 << 13)
+_SIMAVR_LOG = logging.getLogger("fairdie.simavr")
+_fd_pending = lib.fd_pending
+_PIN_KIND = int(EventKind.PIN)
+_ADC_KIND = int(EventKind.ADC)
+# simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
+_LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
+
+
+def simavr_log_level() -> int:
+    """The simavr level the "fairdie.simavr" logger wants: lines above it are
+    never formatted (simavr traces every watchdog tick at LOG_TRACE)."""
+    if _SIMAVR_LOG.isEnabledFor(logging.DEBUG):
+        return 5
+    if _SIMAVR_LOG.isEnabledFor(logging.WARNING):
+        return 3
+    return 2 if _SIMAVR_LOG.isEnabledFor(logging.ERROR) else 0
+
+
+class Trace:
+    """The events recorded so far, kept as the C shim wrote them (24 bytes each).
+
+    Nothing is decoded until asked for: :meth:`events` and the typed views
+    decode lazily, so a long run costs one copy per drain, not one Python
+    object per event.
+    """
+
+    __slots__ = ("_buf",)
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def __len__(self) -> int:
+        return len(self._buf) // EVENT.size
+
+    def clear(self) -> None:
+        self._buf.clear()
+
+    def raw(self) -> bytes:
+        """The packed events (``<QIIII``: cycle, kind, a, b, c), e.g. for numpy."""
+        return bytes(self._buf)
+
+    def mark(self) -> int:
+        """A position to pass as ``since`` later."""
+        return len(self)
+
+    def tuples(self, since: int = 0) -> Iterator[tuple[int, int, int, int, int]]:
+        if not since:
+            return EVENT.iter_unpack(self._buf)
+        return EVENT.iter_unpack(memoryview(self._buf)[since * EVENT.size :])
+
+    def events(self, kinds: EventKind = TRACEABLE, since: int = 0) -> Iterator[Event]:
+        for cycle, kind, a, b, c in self.tuples(since):
+            if kind & kinds:
+                yield Event(cycle, EventKind(kind), a, b, c)
+
+    def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
+        want = ord(port.upper()) if port else 0
+        return [
+            PinChange(cycle, chr(a), b, c)
+            for cycle, kind, a, b, c in self.tuples(since)
+            if kind == _PIN_KIND and (not want or a == want)
+        ]
+
+    def adc(self, since: int = 0) -> list[AdcConversion]:
+        make = AdcConversion.from_fields
+        return [
+            make(cycle, a, b, c) for cycle, kind, a, b, c in self.tuples(since) if kind == _ADC_KIND
+        ]
+
+    def adc_codes(self, since: int = 0) -> tuple[int, ...]:
+        """The codes of :meth:`adc` alone (what the firmware read), without
+        an object per conversion."""
+        return tuple(c & 0xFFFF for _, kind, _, _, c in self.tuples(since) if kind == _ADC_KIND)
+
+    def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
+        return list(self.events(kind, since))
+
+
+class TraceMixin(ChipBase):
+    """The trace and the log of a chip: what is recorded, and draining it from C."""
+
+    _trace_kinds: EventKind
+    _log_level: int
+
+    def _follow_log_level(self) -> None:
+        level = simavr_log_level()
+        if level != self._log_level:
+            self._log_level = level
+            lib.fd_log_level(self._c, level)
+
+    @property
+    def trace_kinds(self) -> EventKind:
+        """The kinds of event the trace records (fewer is faster)."""
+        return self._trace_kinds
+
+    @trace_kinds.setter
+    def trace_kinds(self, kinds: EventKind) -> None:
+        self._trace_kinds = EventKind(kinds) & TRACEABLE
+        lib.fd_trace_mask(self._c, int(self._trace_kinds))
+
+    def _drain(self) -> None:
+        c = self._c
+        pending = _fd_pending(c)
+        if not pending:
+            return
+        ev, buf = _EVENTS, self.trace._buf
+        while pending & 1:
+            n = lib.fd_trace_drain(c, ev, _TRACE_BATCH)
+            buf += ffi.buffer(ev, n * EVENT.size)
+            if n < _TRACE_BATCH:
+                break
+        if not pending & 2:
+            return
+        n = lib.fd_log_drain(c, _LOG_BUF, len(_LOG_BUF))
+        if n:
+            for line in ffi.buffer(_LOG_BUF, n)[:].decode("utf-8", "replace").splitlines():
+                if line:
+                    level = _LOG_LEVELS.get(ord(line[0]) - 48, logging.DEBUG)
+                    _SIMAVR_LOG.log(level, "%s: %s", self.mcu, line[1:].strip())
+
+    def clear_trace(self) -> None:
+        self.trace.clear()
+
+    def write_vcd(
+        self,
+        path: str | Path,
+        *,
+        pins: Iterable[str] | None = None,
+        signals: Iterable[str] = ("sleep", "eeprom_busy", "adc_mv"),
+        since: int = 0,
+        comment: str = "",
+    ) -> Path:
+        """Write the recorded trace (from trace position ``since``) as a VCD file
+        (pyvcd; ``fairdie.sim._vcd`` lists the signals). Pins default to every
+        pin of every port; a value no event changes is the chip's now."""
+        from fairdie.sim._vcd import ChipState, write_vcd
+
+        names = (
+            list(pins) if pins is not None else [f"P{p}{b}" for p in self.ports for b in range(8)]
+        )
+        for n in names:
+            self._pin(n)
+        state = ChipState(
+            ports={p: self.port_state(p) for p in self.ports},
+            powered=self.powered,
+            sleeping=self.sleeping,
+            eeprom_busy=self.eeprom_in_flight is not None,
+        )
+        return write_vcd(
+            Path(path),
+            frequency=self.frequency,
+            pins=names,
+            events=list(self.trace.events(since=since)),
+            signals=list(signals),
+            end=self.cycle,
+            state=state,
+            comment=comment,
+        )
