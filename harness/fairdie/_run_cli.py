@@ -102,8 +102,8 @@ def _until(text: str, board: Board) -> tuple[str | None, Expect | None]:
 
 
 def _free_run(a: argparse.Namespace) -> int:
-    from fairdie.scenario._model import Duration, Scenario, Step, WaitUntil
     from fairdie.scenario._bind import check_scenario
+    from fairdie.scenario._model import Duration, Scenario, Step, WaitUntil
     from fairdie.scenario._observe import observe
     from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
 
@@ -121,7 +121,8 @@ def _free_run(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps({"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}))
     else:
-        print(f"{fw.path.name} on {dev.board.name} at {dev.chip.frequency} Hz, seed {a.seed or 0}")
+        name = fw.path.name if fw.path else a.firmware
+        print(f"{name} on {dev.board.name} at {dev.chip.frequency} Hz, seed {a.seed or 0}")
         print(seen.format())
     return 1 if a.until and not seen.seen else 0
 

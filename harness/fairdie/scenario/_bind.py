@@ -125,7 +125,6 @@ def check_scenario(sc: Scenario, bd: Board, chip: Chip) -> None:
                     raise sc.fail(
                         n,
                         f"analog.{name}",
-                        f"board {bd.name} has no analog input {name!r}"
-                        f" ({_names('inputs', shown)})",
+                        f"board {bd.name} has no analog input {name!r} ({_names('inputs', shown)})",
                     )
         _check_expect(sc, step, "expect", step.expect, bd, chip)

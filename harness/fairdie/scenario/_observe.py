@@ -62,11 +62,16 @@ class Observation:
             "leds": self._segments(self.leds),
             "displays": {d: self._segments(s) for d, s in self.displays.items()},
             "tones": [
-                {"from_ms": self.ms(t.start), "hz": round(t.frequency_hz, 2), "ms": round(t.duration_s * 1000, 3)}
+                {
+                    "from_ms": self.ms(t.start),
+                    "hz": round(t.frequency_hz, 2),
+                    "ms": round(t.duration_s * 1000, 3),
+                }
                 for t in self.tones
             ],
             "eeprom_writes": [
-                {"ms": self.ms(c), "address": a, "byte": b, "cut": cut} for c, a, b, cut in self.eeprom
+                {"ms": self.ms(c), "address": a, "byte": b, "cut": cut}
+                for c, a, b, cut in self.eeprom
             ],
             "eeprom_changed": {
                 str(i): [x, y]
@@ -78,9 +83,10 @@ class Observation:
 
     def format(self) -> str:
         """The report, a few lines per kind of thing seen."""
-        lines = [f"ran {self.ms(self.cycles):g} ms" + (
-            f"; {self.until}: {'seen' if self.seen else 'not seen'}" if self.until else ""
-        )]
+        lines = [
+            f"ran {self.ms(self.cycles):g} ms"
+            + (f"; {self.until}: {'seen' if self.seen else 'not seen'}" if self.until else "")
+        ]
         if not self.edges:
             lines.append("pins: no edges")
         for p, (n, a, b) in sorted(self.edges.items()):
@@ -89,8 +95,9 @@ class Observation:
             for a, b, s in segs:
                 lines.append(f"{name}: {s} from {self.ms(a):g} to {self.ms(b):g} ms")
         for t in self.tones:
+            ms = t.duration_s * 1000
             lines.append(
-                f"tone {t.frequency_hz:.1f} Hz for {t.duration_s * 1000:.1f} ms from {self.ms(t.start):g} ms"
+                f"tone {t.frequency_hz:.1f} Hz for {ms:.1f} ms from {self.ms(t.start):g} ms"
             )
         for c, a, b, cut in self.eeprom:
             lines.append(f"EEPROM {a}: {b:#04x} at {self.ms(c):g} ms" + (" (cut)" if cut else ""))

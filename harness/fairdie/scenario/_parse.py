@@ -97,11 +97,10 @@ def _number(w: _Where, key: str, v: object) -> float:
 
 def _byte_list(w: _Where, key: str, v: object) -> bytes:
     values = v if isinstance(v, list) else [v]
-    if not values or not all(
-        isinstance(b, int) and not isinstance(b, bool) and 0 <= b <= 255 for b in values
-    ):
+    out = [b for b in values if isinstance(b, int) and not isinstance(b, bool) and 0 <= b <= 255]
+    if not values or len(out) != len(values):
         raise w.fail(key, f"expected bytes 0..255 (a number or a list), got {v!r}")
-    return bytes(values)
+    return bytes(out)
 
 
 def _parse_head(source: str, data: Mapping[str, Any]) -> dict[str, Any]:

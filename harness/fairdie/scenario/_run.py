@@ -115,9 +115,11 @@ class ScenarioResult:
 
 def board_argument(board: Board) -> str:
     """The board as ``--board`` takes it: a shipped board's name, else its file."""
-    return board.source.removesuffix(" (shipped)").removesuffix(".toml") if board.source.endswith(
-        " (shipped)"
-    ) else board.source
+    return (
+        board.source.removesuffix(" (shipped)").removesuffix(".toml")
+        if board.source.endswith(" (shipped)")
+        else board.source
+    )
 
 
 def _leds(names: frozenset[str]) -> str:
@@ -170,7 +172,9 @@ def check_expect(
         if e.sleep is True and not modes:
             out.append(Failure(f"{key}.sleep", "a sleep", seen))
         elif e.sleep is False and modes:
-            out.append(Failure(f"{key}.sleep", "no sleep", f"{len(modes)} sleeps, last in {modes[-1]}"))
+            out.append(
+                Failure(f"{key}.sleep", "no sleep", f"{len(modes)} sleeps, last in {modes[-1]}")
+            )
         elif isinstance(e.sleep, str) and (not modes or modes[-1] != e.sleep):
             out.append(Failure(f"{key}.sleep", f"sleep in {e.sleep}", seen))
     if e.quiet and (edges := _output_edges(dev, mark)):
@@ -253,7 +257,9 @@ def run_scenario(
         start, mark = chip.cycle, chip.trace.mark()
         asleep = session.mode if chip.powered and chip.sleeping else None
         failures = _act(step, session) or check_expect(step.expect, session, mark, asleep)
-        outcomes.append(StepOutcome(step.number, step.describe(), start, chip.cycle, tuple(failures)))
+        outcomes.append(
+            StepOutcome(step.number, step.describe(), start, chip.cycle, tuple(failures))
+        )
         if failures:
             break
     return ScenarioResult(
@@ -273,4 +279,6 @@ def replay_command(firmware: str, bd: Board | None, dev: Device, scenario: str, 
         if bd is not None
         else ["--mcu", dev.chip.mcu, "--f-cpu", str(dev.chip.frequency)]
     )
-    return shlex.join(["fairdie", "run", firmware, *where, "--scenario", scenario, "--seed", str(seed)])
+    return shlex.join(
+        ["fairdie", "run", firmware, *where, "--scenario", scenario, "--seed", str(seed)]
+    )

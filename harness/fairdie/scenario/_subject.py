@@ -29,10 +29,16 @@ def _near(spec: str | Path, base: Path | None) -> Path:
 
 
 def resolve_board(spec: str | Path | None, base: Path | None = None) -> Board | None:
-    """A board file (relative to ``base`` first) or a shipped board by name."""
+    """A board file (relative to ``base`` first), a shipped board by name, or a
+    board file of a shipped target (``"tests/button_die/board.toml"``)."""
     if spec is None:
         return None
     p = _near(spec, base)
+    if not p.exists() and not p.is_absolute():
+        from fairdie.toolchain import firmware_dir
+
+        if (firmware_dir() / p).is_file():
+            p = firmware_dir() / p
     return load_board(p if p.exists() else str(spec))
 
 
