@@ -103,7 +103,7 @@ def _until(text: str, board: Board) -> tuple[str | None, Expect | None]:
 
 def _free_run(a: argparse.Namespace) -> int:
     from fairdie.scenario._bind import check_scenario
-    from fairdie.scenario._model import Duration, Scenario, Step, WaitUntil
+    from fairdie.scenario._model import Duration, Scenario, ScenarioError, Step, WaitUntil
     from fairdie.scenario._observe import observe
     from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
 
@@ -116,7 +116,10 @@ def _free_run(a: argparse.Namespace) -> int:
     time = Duration.parse(a.time or _DEFAULT_FOR)
     if a.until:  # the names it uses are the board's and the chip's, as in a scenario
         step = Step(1, WaitUntil(event, state, time))
-        check_scenario(Scenario("--until", (step,)), dev.board, dev.chip)
+        try:
+            check_scenario(Scenario("--until", (step,)), dev.board, dev.chip)
+        except ScenarioError as e:  # "--until: step 1: KEY: PROBLEM"
+            raise FairdieError(f"--until {a.until!r}: {str(e).split(': ', 3)[-1]}") from None
     seen = observe(dev, time.cycles(dev.chip.frequency), event=event, state=state)
     if a.json:
         print(json.dumps({"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}))
