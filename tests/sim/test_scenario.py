@@ -159,6 +159,12 @@ def test_the_caller_overrides_firmware_board_and_seed(tmp_path: Path) -> None:
     assert "--mcu attiny13a --f-cpu 1200000" in r.replay  # no board: the chip named instead
     with pytest.raises(ScenarioError, match=r"\[scenario\]: firmware: no firmware"):
         run_scenario(write(tmp_path, '[[step]]\nwait = "1ms"\n'))
+    p = write(tmp_path, '[scenario]\nfirmware = "nowhere.elf"\n[[step]]\nwait = "20ms"\n')
+    with pytest.raises(ScenarioError, match=r"\[scenario\]: firmware: nowhere.elf: no such"):
+        run_scenario(p)
+    p.write_text('[scenario]\nboard = "nowhere.toml"\n[[step]]\nwait = "20ms"\n')
+    with pytest.raises(ScenarioError, match=r"\[scenario\]: board: nowhere.toml: no such board"):
+        run_scenario(p)
 
 
 W = 'wait = "1ms"\nexpect = '
@@ -205,3 +211,19 @@ def test_a_scenario_can_start_unpowered_and_feed_an_analog_input(tmp_path: Path)
     )
     r = run_scenario(write(tmp_path, text))
     assert r.passed and r.steps[0].end == 0
+
+
+def test_a_boards_scenarios_run_from_its_folder(tmp_path: Path) -> None:
+    from fairdie.board import load_board
+    from fairdie.scenario._run import run_scenarios
+
+    board = tmp_path / "board.toml"
+    board.write_text(TONE_BOARD.read_text(), encoding="utf-8")
+    (tmp_path / "test_a.toml").write_text('[[step]]\nwait = "5ms"\nexpect = { tone = 3000 }\n')
+    (tmp_path / "test_b.toml").write_text('[[step]]\nwait = "5ms"\nexpect = { tone = 1000 }\n')
+    tone = build(firmware_dir() / "tests" / "tone").elf
+    results = run_scenarios(
+        ["test_a.toml", tmp_path / "test_b.toml"], firmware=tone, board=load_board(board)
+    )
+    assert [r.passed for r in results] == [True, False]
+    assert results[1].board == str(board)

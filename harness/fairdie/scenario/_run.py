@@ -5,11 +5,13 @@ with what was expected, what was seen, and the command that replays it."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairdie.board import Board
+from fairdie.errors import FairdieError
 from fairdie.scenario._bind import check_scenario
 from fairdie.scenario._model import (
     Analog,
@@ -30,7 +32,16 @@ from fairdie.sim import Firmware
 if TYPE_CHECKING:
     from fairdie.device import Device
 
-__all__ = ["Failure", "ScenarioResult", "StepOutcome", "board_argument", "run_scenario"]
+__all__ = [
+    "Failure",
+    "ScenarioResult",
+    "StepOutcome",
+    "board_argument",
+    "check_expect",
+    "replay_command",
+    "run_scenario",
+    "run_scenarios",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,13 +245,19 @@ def run_scenario(
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     bd = board if isinstance(board, Board) else resolve_board(board)
     if bd is None:
-        bd = resolve_board(sc.board, sc.base)
+        try:
+            bd = resolve_board(sc.board, sc.base)
+        except FairdieError as e:
+            raise sc.fail(None, "board", str(e)) from None
     if isinstance(firmware, Firmware):
         fw = firmware
     elif firmware is not None:
         fw = resolve_firmware(firmware, board=bd)
     elif sc.firmware is not None:
-        fw = resolve_firmware(sc.firmware, sc.base, board=bd)
+        try:
+            fw = resolve_firmware(sc.firmware, sc.base, board=bd)
+        except FairdieError as e:
+            raise sc.fail(None, "firmware", str(e)) from None
     elif bd is not None and bd.firmware is not None:
         fw = resolve_firmware(bd.firmware, board=bd)
     else:
@@ -282,3 +299,22 @@ def replay_command(firmware: str, bd: Board | None, dev: Device, scenario: str, 
     return shlex.join(
         ["fairdie", "run", firmware, *where, "--scenario", scenario, "--seed", str(seed)]
     )
+
+
+def run_scenarios(
+    paths: Sequence[str | Path],
+    *,
+    firmware: str | Path | Firmware | None = None,
+    board: Board | None = None,
+    seed: int | None = None,
+) -> list[ScenarioResult]:
+    """Run scenario files (for ``fairdie verify``: those a board names), each
+    on ``firmware`` and ``board`` when given. Relative paths start from the
+    board file's folder. Raises :class:`~fairdie.errors.FairdieError` for a
+    bad file before any runs; a failing one is a result."""
+    base = None
+    if board is not None and not board.source.endswith(" (shipped)") and board.source[:1] != "<":
+        base = Path(board.source).resolve().parent
+    files = [Path(p) if base is None or Path(p).is_absolute() else base / p for p in paths]
+    scenarios = [load_scenario(p) for p in files]
+    return [run_scenario(s, firmware=firmware, board=board, seed=seed) for s in scenarios]
