@@ -118,6 +118,7 @@ def test_a_bad_scenario_file_exits_2(capsys: pytest.CaptureFixture[str], tmp_pat
 
 # ---- pytest collects test_*.toml ----------------------------------------------------------
 
+# loaded by name: a no-op once the fairdie plugin loads it too (pytest imports a plugin once)
 PLUGIN = ("-p", "fairdie.scenario._pytest", "-p", "no:cacheprovider")
 
 
