@@ -1,0 +1,171 @@
+"""``fairdie run``: run any firmware on its board, for a while or through a scenario.
+
+    fairdie run [FIRMWARE] [--board B | --mcu M --f-cpu HZ] [--for TIME | --until EVENT]
+                [--scenario S.toml] [--seed N] [--json]
+
+Without a scenario it runs the firmware for a time (default 1 s) or until an
+event and prints what it saw: pin edges, the LEDs lit over time, the symbols
+each display showed, tones, EEPROM writes, sleeps and their modes; it exits
+0, or 1 when ``--until``'s event did not come. With ``--scenario`` it runs
+the scenario and exits 0 when every expectation held, 1 naming the step that
+failed. Bad input is one line and exit 2; 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from fairdie._cmdline import Parser, int_in, parse
+from fairdie.errors import FairdieError
+
+if TYPE_CHECKING:
+    from fairdie.board import Board
+    from fairdie.scenario._model import Expect
+
+__all__ = ["run_main"]
+
+PROG = "fairdie run"
+_DEFAULT_FOR = "1s"
+
+
+def _time(text: str) -> str:
+    from fairdie.scenario._model import Duration
+
+    try:
+        Duration.parse(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def _parser() -> Parser:
+    from fairdie.scenario._model import EVENTS
+
+    p = Parser(
+        prog=PROG,
+        description="Run a firmware on its board and show what it did, or run a scenario file.",
+    )
+    p.add_argument(
+        "firmware",
+        nargs="?",
+        metavar="FIRMWARE",
+        help="an ELF or HEX, a target folder or a shipped target (default with --scenario:"
+        " the scenario's)",
+    )
+    p.add_argument("--board", metavar="B", help="a board file or a shipped board")
+    p.add_argument("--mcu", metavar="M", help="the MCU, with no board (e.g. attiny13a)")
+    p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ", help="the clock")
+    p.add_argument(
+        "--for", dest="time", type=_time, metavar="TIME", help="how long to run (default 1s)"
+    )
+    p.add_argument(
+        "--until",
+        metavar="EVENT",
+        help=f"stop at an event: {', '.join(EVENTS)}, PIN=high|low, DISPLAY=SYMBOL or"
+        " leds=NAME,... (at most --for)",
+    )
+    p.add_argument("--scenario", type=Path, metavar="S.toml", help="run this scenario file")
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), metavar="N", help="default 0")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+def _until(text: str, board: Board) -> tuple[str | None, Expect | None]:
+    """``--until``: an event name, or a state as ``NAME=VALUE``."""
+    from fairdie.scenario._model import EVENTS, Expect
+    from fairdie.sim import parse_pin
+
+    if text in EVENTS:
+        return text, None
+    name, sep, value = text.partition("=")
+    if not sep or not value:
+        raise FairdieError(
+            f"--until {text!r}: expected an event ({', '.join(EVENTS)}) or NAME=VALUE"
+        )
+    if name == "leds":
+        return None, Expect(leds=frozenset(v.strip() for v in value.split(",") if v.strip()))
+    if name in {d.name for d in board.displays}:
+        return None, Expect(display=((name, value),))
+    try:
+        port, bit = parse_pin(name)
+    except ValueError:
+        raise FairdieError(
+            f"--until {text!r}: {name!r} is neither a pin nor a display of board {board.name}"
+        ) from None
+    if value.lower() not in ("high", "low"):
+        raise FairdieError(f"--until {text!r}: a pin is high or low")
+    return None, Expect(pins=((f"P{port}{bit}", value.lower() == "high"),))
+
+
+def _free_run(a: argparse.Namespace) -> int:
+    from fairdie.scenario._bind import check_scenario
+    from fairdie.scenario._model import Duration, Scenario, ScenarioError, Step, WaitUntil
+    from fairdie.scenario._observe import observe
+    from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
+
+    if a.firmware is None:
+        raise FairdieError("give FIRMWARE (or --scenario)")
+    bd = resolve_board(a.board)
+    fw = resolve_firmware(a.firmware, board=bd, mcu=a.mcu, f_cpu=a.f_cpu)
+    dev = make_device(fw, bd, seed=a.seed or 0)
+    event, state = _until(a.until, dev.board) if a.until else (None, None)
+    time = Duration.parse(a.time or _DEFAULT_FOR)
+    if a.until:  # the names it uses are the board's and the chip's, as in a scenario
+        step = Step(1, WaitUntil(event, state, time))
+        try:
+            check_scenario(Scenario("--until", (step,)), dev.board, dev.chip)
+        except ScenarioError as e:  # "--until: step 1: KEY: PROBLEM"
+            raise FairdieError(f"--until {a.until!r}: {str(e).split(': ', 3)[-1]}") from None
+    seen = observe(dev, time.cycles(dev.chip.frequency), event=event, state=state)
+    if a.json:
+        print(json.dumps({"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}))
+    else:
+        name = fw.path.name if fw.path else a.firmware
+        print(f"{name} on {dev.board.name} at {dev.chip.frequency} Hz, seed {a.seed or 0}")
+        print(seen.format())
+    return 1 if a.until and not seen.seen else 0
+
+
+def _scenario(a: argparse.Namespace) -> int:
+    from fairdie.scenario import load_scenario, run_scenario
+    from fairdie.scenario._subject import resolve_board, resolve_firmware
+
+    if a.time or a.until:
+        raise FairdieError("--for and --until run without --scenario: a scenario has its own times")
+    sc = load_scenario(a.scenario)
+    fw = a.firmware
+    if a.mcu is not None or a.f_cpu is not None:  # the file, loaded as these say
+        bd = resolve_board(a.board) if a.board else resolve_board(sc.board, sc.base)
+        base = None if fw is not None else sc.base
+        fw = fw or sc.firmware
+        if fw is None:
+            raise FairdieError("give FIRMWARE: the scenario names none")
+        fw = resolve_firmware(fw, base, board=bd, mcu=a.mcu, f_cpu=a.f_cpu)
+    r = run_scenario(sc, firmware=fw, board=a.board, seed=a.seed)
+    if a.json:
+        print(json.dumps(r.as_json()))
+    elif r.passed:
+        print(f"{sc.source}: {len(r.steps)} steps passed")
+    else:
+        print(r.message(), file=sys.stderr)
+    return 0 if r.passed else 1
+
+
+def run_main(argv: list[str]) -> int:
+    """``fairdie run ARGS``: the exit status."""
+    a = parse(_parser(), argv)
+    if isinstance(a, int):
+        return a
+    try:
+        if a.board is not None and a.mcu is not None:
+            raise FairdieError("give --board or --mcu, not both (a board names its MCU)")
+        return _scenario(a) if a.scenario is not None else _free_run(a)
+    except FairdieError as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
