@@ -175,6 +175,9 @@ int fd_port_regs(fd_chip *chip, char port, uint8_t *ddr, uint8_t *out, uint8_t *
 /* ADC: a constant per channel, or a call into Python per conversion. */
 int fd_adc_constant(fd_chip *chip, int channel, uint32_t millivolts);
 int fd_adc_callback(fd_chip *chip, int channel);
+/* The analog comparator's inputs in millivolts: 0 AIN0, 1 AIN1, 2 + n the ADC
+ * multiplexer's channel n (with ACME). -1 when the MCU has no comparator. */
+int fd_acomp_input(fd_chip *chip, int input, uint32_t millivolts);
 
 /* LEDs: light integrated in C. fd_leds_lit_cycles fills out[n] with each
  * LED's lit cycles over [start, end) and returns 0, or -1 when the history

@@ -47,6 +47,22 @@ class AdcMixin(ChipBase):
             rc = lib.fd_adc_constant(self._c, channel, round(source))
         check(rc, FairdieError, f"the {self.mcu} has no ADC channel {channel}")
 
+    def set_comparator(self, input: str, millivolts: float) -> None:
+        """The analog comparator's input ``"AIN0"``, ``"AIN1"`` or ``"ADCn"``
+        (the multiplexer's channel n, used with ACME while the ADC is off), in
+        millivolts: ACO is AIN0 (or the 1.1 V bandgap with ACBG) above the
+        other input, and ACI rises on the edge ACIS selects."""
+        name = input.upper()
+        index = {"AIN0": 0, "AIN1": 1}.get(name)
+        if index is None and name.startswith("ADC") and name[3:].isdigit():
+            index = 2 + int(name[3:])
+        if index is None or index > 17:
+            raise FairdieError(f"comparator input {input!r}: choose AIN0, AIN1 or ADC0..ADC15")
+        check_range("comparator millivolts", float(millivolts), 0, 65535)
+        rc = lib.fd_acomp_input(self._c, index, round(millivolts))
+        check(rc, FairdieError, f"the {self.mcu} has no analog comparator")
+        self._drain()
+
     def _feed_adc(self, channel: int) -> int:
         try:
             mv = float(self._adc[channel](channel))

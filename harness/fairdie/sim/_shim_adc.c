@@ -141,3 +141,14 @@ int fd_adc_callback(fd_chip *c, int channel) {
     c->st.adc_mode[channel] = ADC_PYTHON;
     return 0;
 }
+
+/* simavr 1.6 models the analog comparator (avr_acomp) but feeds nothing to
+ * its inputs, so ACO always reads 0: these are its inputs, in millivolts
+ * (0 AIN0, 1 AIN1, 2 + n the ADC mux's channel n). */
+int fd_acomp_input(fd_chip *c, int input, uint32_t millivolts) {
+    avr_irq_t *in = avr_io_getirq(c->avr, AVR_IOCTL_ACOMP_GETIRQ, ACOMP_IRQ_AIN0);
+    if (!in || input < 0 || input > ACOMP_IRQ_ADC15 || millivolts > 0xFFFF)
+        return -1;
+    avr_raise_irq(in + input, millivolts);
+    return 0;
+}

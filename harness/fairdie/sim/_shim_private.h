@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <simavr/avr_acomp.h>
 #include <simavr/avr_adc.h>
 #include <simavr/avr_eeprom.h>
 #include <simavr/avr_extint.h>
