@@ -168,6 +168,7 @@ def pytest_configure(config: pytest.Config) -> None:
     the subjects' fixtures, and reject a bad option before any test runs (one
     usage error)."""
     _load_profile(config)
+    config.pluginmanager.import_plugin("fairdie.scenario._pytest")  # test_*.toml scenario files
     config.addinivalue_line("markers", "sim: needs avr-gcc and the compiled simavr binding")
     config.addinivalue_line("markers", "slow: long campaigns, deselected with -m 'not slow'")
     from fairdie._evidence import Subjects
