@@ -48,7 +48,8 @@ def pytest_configure(config: pytest.Config) -> None:
     import fairdie
 
     package = Path(fairdie.__file__).resolve().parent
-    folders = [Path(__file__).resolve().parent / "sim", package / "suite"]
+    suites = sorted((package / "subjects").glob("*/suite"))  # each subject's shipped suite
+    folders = [Path(__file__).resolve().parent / "sim", *suites]
     config.pluginmanager.register(SimTierWithoutBinding(folders), "fairdie-tests-sim-tier")
 
 

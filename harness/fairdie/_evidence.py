@@ -40,6 +40,8 @@ class Subject:
     replay: Callable[[], tuple[list[str] | None, str]] | None = None
     #: what its trace holds ("its trace", "its last press (press 3)")
     trace: Callable[[], str] | None = None
+    #: the command ``replay`` gives, as the report names it ("fairdie press")
+    command: str = "replay command"
 
 
 @dataclass
@@ -81,7 +83,7 @@ def _replay_line(s: Subject) -> tuple[str | None, str]:
     except Exception as e:  # a model that cannot read the image, ...
         argv, why = None, f"{type(e).__name__}: {e}"
     if argv is None:
-        return None, f": no {s.what} command equivalent: {why}"
+        return None, f": no {s.command} equivalent: {why}"
     line = shlex.join(argv)
     return line, f": {line}"
 

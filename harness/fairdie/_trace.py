@@ -1,5 +1,5 @@
-"""A die's last press as a VCD file: what ``fairdie trace`` writes, and what
-the pytest plugin attaches to a failing test.
+"""A device's last press as a VCD file: what ``fairdie press --vcd`` writes,
+and what the pytest plugin attaches to a failing test.
 
 The chip records the events in C (``Chip.trace_kinds`` says which); a die
 clears its trace when a press starts, so the trace is the last press. The
@@ -10,13 +10,10 @@ is used.
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairdie.errors import FairdieError
 from fairdie.sim._types import EventKind, Level, PinChange
@@ -24,19 +21,17 @@ from fairdie.sim._vcd import VCD_KINDS, signals_for
 
 if TYPE_CHECKING:
     from fairdie.sim import Chip
-    from fairdie.subjects.die import Die
 
 __all__ = [
     "EVIDENCE_KINDS",
     "TRACE_KINDS",
     "active_pins",
     "check_writable",
-    "run_trace_command",
     "summary",
     "write",
 ]
 
-#: what ``fairdie trace`` records: every kind a VCD shows
+#: what ``fairdie press --vcd`` records: every kind a VCD shows
 TRACE_KINDS = VCD_KINDS
 #: what the plugin's dice record for a failing test's evidence: the cheap
 #: kinds (a sleeping die wakes often; its pins change seldom)
@@ -99,51 +94,3 @@ def summary(chip: Chip) -> dict[str, int]:
     out["first_cycle"] = first if first is not None else chip.cycle
     out["last_cycle"] = last if last is not None else chip.cycle
     return out
-
-
-def run_trace_command(a: argparse.Namespace, make_die: Callable[[argparse.Namespace], Die]) -> int:
-    """``fairdie trace``: make the die as ``fairdie press`` does, press it
-    ``a.count`` times and write the last press to ``a.vcd``."""
-    path = check_writable(a.vcd)
-    die = make_die(a)
-    chip = die.chip
-    chip.trace_kinds = TRACE_KINDS
-    press = None
-    for _ in range(a.count):
-        press = die.roll(a.hold)
-    assert press is not None
-    fw = chip.firmware.path
-    comment = (
-        f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
-        f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz, seed {a.seed}"
-    )
-    write(chip, path, comment=comment)
-    events = summary(chip)
-    out: dict[str, Any] = {
-        "vcd": str(path),
-        "face": press.face,
-        "display": press.display,
-        "counts": list(press.counts) if press.counts is not None else None,
-        "seed": a.seed,
-        "board": die.board.name,
-        "firmware": str(fw),
-        "frequency": chip.frequency,
-        "events": events,
-        "replay": a.replay,
-    }
-    if a.json:
-        print(json.dumps(out))
-        return 0
-    span = events["last_cycle"] - events["first_cycle"]
-    print(
-        f"press {a.count}: face {press.face if press.face else '-'},"
-        f" display at release {press.display}"
-    )
-    print(
-        f"wrote {path}: {events['pin']} pin changes, {events['adc']} ADC conversions,"
-        f" {events['eeprom_start']} EEPROM writes, {events['sleep']} sleeps,"
-        f" cycles {events['first_cycle']}..{events['last_cycle']}"
-        f" ({span / chip.frequency:.3f} s at {chip.frequency} Hz)"
-    )
-    print(f"replay: {a.replay}")
-    return 0

@@ -296,9 +296,10 @@ def _fairdie_junit(
     pytestconfig: pytest.Config, record_testsuite_property: Callable[[str, object], None]
 ) -> None:
     """Firmware, board and seed as JUnit suite properties (valid under xunit2)."""
+    unset = {_FIRMWARE.name: "built from the board", _BOARD.name: "none given"}
     for o in OPTIONS:
         value = _value(pytestconfig, o)
-        record_testsuite_property(o.name, value if value is not None else "built from the board")
+        record_testsuite_property(o.name, value if value is not None else unset[o.name])
 
 
 @pytest.fixture(scope="session", autouse=True)

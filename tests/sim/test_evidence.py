@@ -69,10 +69,10 @@ def test_a_failing_die_test_leaves_its_replay_and_vcd_next_to_the_junit_xml(
         ]
     )
 
-    # the press command replays it: `fairdie trace` with its options records the
-    # same press, pin edge for pin edge, conversion for conversion
+    # the press command replays it: with --vcd added it records the same
+    # press, pin edge for pin edge, conversion for conversion
     again = tmp_path / "again.vcd"
-    assert fairdie.cli.main(["trace", "--vcd", str(again), *shlex.split(PRESS)[2:]]) == 0
+    assert fairdie.cli.main([*shlex.split(PRESS)[1:], "--vcd", str(again)]) == 0
     evidence, traced = read_vcd(vcd)[1], read_vcd(again)[1]
     assert [n for n in evidence if n.startswith("P")] == ["PB0", "PB1", "PB2", "PB3"]
     assert "sleep" not in evidence  # cheap: the plugin's dice do not record sleep
@@ -97,7 +97,13 @@ def test_a_chip_test_under_xdist_writes_to_the_evidence_option(
     )
     xml = tmp_path / "junit.xml"
     r = pytester.runpytest_inprocess(
-        "-p", "no:cacheprovider", "-n", "1", "--fairdie-evidence=ev", f"--junitxml={xml}"
+        "-p",
+        "no:cacheprovider",
+        "-n",
+        "1",
+        "--fairdie-board=die-direct",
+        "--fairdie-evidence=ev",
+        f"--junitxml={xml}",
     )
     assert r.ret == 1
     vcd = pytester.path / "ev" / "test_chip.test_pb0.vcd"
@@ -169,7 +175,7 @@ def test_the_evidence_option_forms(
         monkeypatch.setenv("FAIRDIE_EVIDENCE", str(where))
     else:
         pytester.makeini(f"[pytest]\nfairdie_evidence = {where}\n")
-    r = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fairdie-board=die-direct")
     assert r.parseoutcomes() == {"failed": 1}
     r.stdout.fnmatch_lines([f"*AssertionError: assert '{form}' == 'nowhere'*"])
     assert read_vcd(where / "test_form.test_fails.vcd")[1]["power"][-1][1] == "1"

@@ -1,15 +1,18 @@
 """The plugin runs the shipped die suite against a user's build, in process
 (pytester): our die as a HEX, its charlieplexed wiring, a die rolled by a
-button on another wiring, and a firmware that is no die at all."""
+button on another wiring, and a firmware that is no die at all. The core's
+fixtures need a board (``--fairdie-board``: the core knows no product); the
+die's own fixtures default to die-direct."""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 # The inner runs share this process. Import the engine here, once: pytester
 # drops the modules an inner run imported, and a second copy of the engine
@@ -19,6 +22,7 @@ from fairdie.toolchain import build, firmware_dir
 
 BUTTON_DIE = firmware_dir() / "tests" / "button_die"
 SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
+DIRECT = "--fairdie-board=die-direct"
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
@@ -28,7 +32,7 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 def test_a_user_hex_runs_the_whole_suite(pytester: pytest.Pytester) -> None:
     hex_path = build("die_t13a", variant="direct").hex
     r = pytester.runpytest_inprocess(
-        *SUITE, f"--fairdie-firmware={hex_path}", "-k", "not machine and not realistic"
+        *SUITE, f"--fairdie-firmware={hex_path}", DIRECT, "-k", "not machine and not realistic"
     )
     got = outcomes(r)
     assert r.ret == 0, r.stdout.str()[-3000:]
@@ -73,6 +77,7 @@ def test_a_wrong_firmware_fails_and_says_how_to_replay(
     r = pytester.runpytest_inprocess(
         *SUITE,
         f"--fairdie-firmware={wrong}",
+        DIRECT,
         "--fairdie-seed=7",
         "-k",
         "every_face_is_reachable",
@@ -88,7 +93,7 @@ def test_a_wrong_firmware_fails_and_says_how_to_replay(
             "*faces never shown in 600 rolls: [[]2, 3, 4, 5, 6[]]*",
             "*fairdie replay*",
             f"pytest */fairdie/subjects/die/suite/test_any_die.py::test_every_face_is_reachable"
-            f" --fairdie-firmware={wrong} --fairdie-seed=7",
+            f" --fairdie-firmware={wrong} --fairdie-board=die-direct --fairdie-seed=7",
         ]
     )
     suite = ET.parse(xml).getroot().iterfind("testsuite/properties/property")
@@ -101,9 +106,30 @@ def test_a_wrong_firmware_fails_and_says_how_to_replay(
 
 
 def test_a_bad_option_is_a_usage_error(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={tmp_path / 'none.hex'}")
+    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={tmp_path / 'none.hex'}", DIRECT)
     assert r.ret == pytest.ExitCode.USAGE_ERROR
     assert "no such firmware file" in r.stderr.str() + r.stdout.str()
+
+
+def test_a_firmware_needs_its_board(pytester: pytest.Pytester) -> None:
+    """No default board: a firmware alone is a usage error, before any test runs."""
+    hex_path = build("die_t13a", variant="direct").hex
+    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={hex_path}")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    err = r.stderr.str()
+    assert "--fairdie-firmware needs --fairdie-board" in err and "Traceback" not in err
+    assert [line for line in err.splitlines() if line.strip()] == [
+        "ERROR: fairdie: --fairdie-firmware needs --fairdie-board (the board it runs on)"
+    ]
+
+
+def test_a_bad_seed_is_one_usage_error_at_configure_time(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_never_run():\n    raise AssertionError('ran')\n")
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fairdie-seed=twelve")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    lines = [line for line in r.stderr.str().splitlines() if line.strip()]
+    assert lines == ["ERROR: fairdie: --fairdie-seed: not a whole number: 'twelve'"]
+    assert "ran" not in r.stdout.str()
 
 
 def test_a_board_without_a_target_needs_a_firmware(pytester: pytest.Pytester) -> None:
@@ -119,11 +145,12 @@ def test_option_forms(
     hex_path = build("die_t13a", variant="direct").hex
     if form == "env":
         monkeypatch.setenv("FAIRDIE_FIRMWARE", str(hex_path))
+        monkeypatch.setenv("FAIRDIE_BOARD", "die-direct")
     else:
-        pytester.makeini(f"[pytest]\nfairdie_firmware = {hex_path}\n")
+        pytester.makeini(f"[pytest]\nfairdie_firmware = {hex_path}\nfairdie_board = die-direct\n")
     r = pytester.runpytest_inprocess(*SUITE, "-k", "each_face and direct and 3")
     assert r.ret == 0, r.stdout.str()[-2000:]
-    r.stdout.fnmatch_lines([f"*fairdie_firmware={hex_path}*"])
+    r.stdout.fnmatch_lines([f"*fairdie_firmware={hex_path}, fairdie_board=die-direct*"])
 
 
 def test_fixtures_chain_and_the_factory_is_safe_inside_given(pytester: pytest.Pytester) -> None:
@@ -145,13 +172,60 @@ def test_fixtures_chain_and_the_factory_is_safe_inside_given(pytester: pytest.Py
             assert die_factory(seed=seed).roll(0.06).face in range(1, 7)
         """
     )
-    r = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", DIRECT)
     assert r.ret == 0, r.stdout.str()[-3000:]
     assert outcomes(r) == {"passed": 2}
 
 
+def test_the_core_fixtures_need_a_board_and_the_dies_default_to_die_direct(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(
+        """
+        def test_core(fairdie_chip):
+            pass
+
+        def test_die(die, die_board):
+            assert die_board.name == "die-direct" and die.board is die_board
+            assert die.roll(0.06).face in range(1, 7)
+        """
+    )
+    xml = pytester.path / "junit.xml"
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--junitxml={xml}")
+    assert outcomes(r) == {"passed": 1}, r.stdout.str()[-3000:]
+    r.stdout.fnmatch_lines(["*ERROR at setup of test_core*", "*give --fairdie-board*"])
+    suite = ET.parse(xml).getroot().iterfind("testsuite/properties/property")
+    assert {p.get("name"): p.get("value") for p in suite} == {
+        "fairdie_firmware": "built from the board",
+        "fairdie_board": "none given",
+        "fairdie_seed": "0",
+    }
+
+
+@pytest.fixture
+def fresh_profile() -> Iterator[None]:
+    """The inner session starts as a fresh process does, with Hypothesis'
+    default profile loaded; this process's profile is put back after."""
+    before = settings.get_current_profile_name()
+    settings.load_profile("default")
+    yield
+    settings.load_profile(before)
+
+
+def _profile_test(pytester: pytest.Pytester, profile: str) -> None:
+    pytester.makepyfile(
+        f"""
+        from hypothesis import settings
+
+        def test_profile():
+            assert settings.get_current_profile_name() == {profile!r}
+        """
+    )
+
+
+@pytest.mark.usefixtures("fresh_profile")
 @pytest.mark.parametrize(("ci", "profile"), [("1", "fairdie-ci"), ("", "fairdie-dev")])
-def test_the_plugin_ships_the_hypothesis_profiles(
+def test_a_session_without_a_profile_gets_ours(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, ci: str, profile: str
 ) -> None:
     monkeypatch.setenv("CI", ci)
@@ -161,10 +235,69 @@ def test_the_plugin_ships_the_hypothesis_profiles(
         from hypothesis import settings
 
         def test_profile():
-            assert settings._current_profile == {profile!r}
+            assert settings.get_current_profile_name() == {profile!r}
             assert settings.default.print_blob
             assert settings.default.derandomize == {profile == "fairdie-ci"}
         """
     )
     r = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     assert r.ret == 0, r.stdout.str()[-2000:]
+
+
+@pytest.mark.usefixtures("fresh_profile")
+@pytest.mark.parametrize("how", ["conftest", "hypothesis-option"])
+def test_a_users_own_profile_stands(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.setenv("CI", "1")
+    monkeypatch.delenv("FAIRDIE_HYPOTHESIS_PROFILE", raising=False)
+    pytester.makeconftest(
+        """
+        from hypothesis import settings
+
+        settings.register_profile("mine", max_examples=7)
+        """
+        + ('settings.load_profile("mine")\n' if how == "conftest" else "")
+    )
+    _profile_test(pytester, "mine")
+    extra = ["--hypothesis-profile=mine"] if how == "hypothesis-option" else []
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", *extra)
+    assert r.ret == 0, r.stdout.str()[-2000:]
+
+
+@pytest.mark.usefixtures("fresh_profile")
+@pytest.mark.parametrize("form", ["option", "ini", "env"])
+def test_a_profile_of_ours_loads_when_asked(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """Asked for, ours is loaded even over a profile the session loaded itself."""
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("FAIRDIE_HYPOTHESIS_PROFILE", raising=False)
+    pytester.makeconftest(
+        """
+        from hypothesis import settings
+
+        settings.register_profile("mine", max_examples=7)
+        settings.load_profile("mine")
+        """
+    )
+    _profile_test(pytester, "fairdie-thorough")
+    args = ["-p", "no:cacheprovider"]
+    if form == "option":
+        args.append("--fairdie-hypothesis-profile=fairdie-thorough")
+    elif form == "ini":
+        pytester.makeini("[pytest]\nfairdie_hypothesis_profile = fairdie-thorough\n")
+    else:
+        monkeypatch.setenv("FAIRDIE_HYPOTHESIS_PROFILE", "fairdie-thorough")
+    r = pytester.runpytest_inprocess(*args)
+    assert r.ret == 0, r.stdout.str()[-2000:]
+
+
+@pytest.mark.usefixtures("fresh_profile")
+def test_an_unknown_profile_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    _profile_test(pytester, "never")
+    r = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", "--fairdie-hypothesis-profile=fairdie-fast"
+    )
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "no Hypothesis profile 'fairdie-fast'" in r.stderr.str()

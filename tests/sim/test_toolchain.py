@@ -256,15 +256,12 @@ def _debug_strings(elf: Path) -> list[str]:
 
 @pytest.mark.parametrize("target", ["die_t13a", "tests/cxx"])
 def test_the_elf_does_not_depend_on_the_folder(tmp_path: Path, target: str) -> None:
+    # the die's target lives in its subject's folder; the test firmwares in the core's
+    source = load_target(target).path if target == "die_t13a" else firmware_dir() / target
     elves = []
     for where in ("one", "two/levels/deeper"):
         copy = tmp_path / where / Path(target).name
-        shutil.copytree(
-            load_target(Path(target).name).path
-            if target == "die_t13a"
-            else firmware_dir() / target,
-            copy,
-        )
+        shutil.copytree(source, copy)
         elves.append(build(copy, cache_dir=tmp_path / where / "cache").elf)
     names = _debug_strings(elves[0])
     assert names and not [n for n in names if str(tmp_path) in n]
@@ -272,7 +269,7 @@ def test_the_elf_does_not_depend_on_the_folder(tmp_path: Path, target: str) -> N
     assert Path(target).name in names  # the folder, mapped to the target's name
     assert elves[0].read_bytes() == elves[1].read_bytes()
     # The checkout's own copy builds the same ELF under the same key, too.
-    shipped = build(firmware_dir() / target, cache_dir=tmp_path / "shipped")
+    shipped = build(source, cache_dir=tmp_path / "shipped")
     assert shipped.elf.read_bytes() == elves[0].read_bytes()
     assert shipped.key == elves[0].parent.name == elves[1].parent.name
 

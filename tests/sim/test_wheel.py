@@ -124,16 +124,29 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 
 def test_the_wheel_holds_the_firmware(installed: Installed) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
+    die = "fairdie/subjects/die"
     for name in (
-        "fairdie/firmware/die_t13a/target.toml",
-        "fairdie/firmware/die_t13a/main.c",
-        "fairdie/firmware/die_t13a/pins.h",
+        f"{die}/firmware/die_t13a/target.toml",
+        f"{die}/firmware/die_t13a/main.c",
+        f"{die}/firmware/die_t13a/pins.h",
+        f"{die}/firmware/die_t13a/fair.S",
+        f"{die}/boards/die-direct.toml",
+        f"{die}/boards/die-charlieplex.toml",
+        f"{die}/suite/conftest.py",
         "fairdie/firmware/tests/busy/main.c",
         "fairdie/firmware/tests/wdt/target.toml",
         "fairdie/firmware/tests/cxx/main.cpp",
-        "fairdie/boards/die-direct.toml",
+        "fairdie/firmware/tests/button_die/board.toml",
     ):
-        assert name in names
+        assert name in names, name
+    # the die's files live in its subject's folder only
+    assert not [n for n in names if n.startswith(("fairdie/firmware/die_", "fairdie/boards/"))]
+    # every file of the subject's firmware and boards in the checkout is in the wheel
+    root = REPO / "harness"
+    for folder in ("firmware", "boards"):
+        for f in (root / die / folder).rglob("*"):
+            if f.is_file() and "__pycache__" not in f.parts:
+                assert f.relative_to(root).as_posix() in names
     assert any(n.startswith("fairdie/sim/_simavr") and n.endswith(".so") for n in names)
 
 
@@ -158,7 +171,7 @@ def test_fairdie_demo_and_build(installed: Installed) -> None:
     # The installed sources build the same ELF, under the same key, as the checkout's.
     from fairdie.toolchain import build
 
-    here = build(cache_dir=Path(b["elf"]).parents[2] / "checkout")
+    here = build("die_t13a", cache_dir=Path(b["elf"]).parents[2] / "checkout")
     assert here.key == b["key"]
     assert here.elf.read_bytes() == Path(b["elf"]).read_bytes()
     # A target of the user's own, named by a path relative to the working directory.
@@ -197,6 +210,7 @@ def test_the_shipped_die_suite_runs_against_a_hex(installed: Installed) -> None:
             "--pyargs",
             "fairdie.subjects.die.suite",
             f"--fairdie-firmware={b['hex']}",
+            "--fairdie-board=die-direct",
             "-q",
             "-p",
             "no:cacheprovider",

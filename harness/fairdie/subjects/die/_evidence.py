@@ -128,4 +128,5 @@ def die_subject(die: Die, recipe: DieRecipe) -> Subject:
         what="die",
         replay=lambda: press_command(die, recipe),
         trace=lambda: f"its last press (press {die.presses})",
+        command="fairdie press",
     )
