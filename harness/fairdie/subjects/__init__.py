@@ -8,10 +8,12 @@ its device class, reference models, checks, fixtures, suite and commands. It
 describes itself with one :class:`Subject` value named ``SUBJECT`` in its
 package.
 
-The core finds subjects through :data:`REGISTRY` alone, and only at run time:
-it imports no subject module by name (``make lint`` enforces this). Folders
-are found without importing the subject, so a board or a build never loads a
-product's Python. A new subject is a new folder plus one line here.
+The core finds subjects through :func:`registered` alone, and only at run
+time: it imports no subject module by name (``make lint`` enforces this).
+Folders are found without importing the subject, so a board or a build never
+loads a product's Python. A new subject of ours is a new folder plus one line
+in :data:`REGISTRY`; a subject in another package registers itself with an
+entry point in the group ``fairdie.subjects`` (``name = "package.module"``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "ENTRY_POINTS",
     "REGISTRY",
     "Command",
     "Subject",
@@ -34,14 +37,32 @@ __all__ = [
     "device_for",
     "firmware_folders",
     "load",
+    "registered",
     "resolve",
     "subjects",
 ]
 
 #: subject name -> its package; one line per subject
-REGISTRY: Mapping[str, str] = {
+REGISTRY: dict[str, str] = {
     "die": "fairdie.subjects.die",
 }
+#: where other packages register theirs
+ENTRY_POINTS = "fairdie.subjects"
+
+
+@cache
+def _entry_points() -> tuple[tuple[str, str], ...]:
+    from importlib.metadata import entry_points
+
+    return tuple((e.name, e.value) for e in entry_points(group=ENTRY_POINTS))
+
+
+def registered() -> dict[str, str]:
+    """Subject name -> package: :data:`REGISTRY`, then the entry points
+    (ours first: an entry point cannot replace one of ours)."""
+    found = dict(_entry_points())
+    found.update(REGISTRY)
+    return found
 
 
 @dataclass(frozen=True)
@@ -92,7 +113,7 @@ def _folder(package: str) -> Path | None:
 
 def _folders(sub: str) -> tuple[Path, ...]:
     out = []
-    for package in REGISTRY.values():
+    for package in registered().values():
         root = _folder(package)
         if root is not None and (root / sub).is_dir():
             out.append(root / sub)
@@ -111,15 +132,16 @@ def firmware_folders() -> tuple[Path, ...]:
 
 def load(name: str) -> Subject:
     """The subject registered as ``name``."""
-    subject = resolve(REGISTRY[name] + ":SUBJECT")
+    package = registered()[name]
+    subject = resolve(package + ":SUBJECT")
     if not isinstance(subject, Subject):
-        raise TypeError(f"{REGISTRY[name]}.SUBJECT is not a Subject")
+        raise TypeError(f"{package}.SUBJECT is not a Subject")
     return subject
 
 
 def subjects() -> tuple[Subject, ...]:
     """Every registered subject (imports each subject's package)."""
-    return tuple(load(name) for name in REGISTRY)
+    return tuple(load(name) for name in registered())
 
 
 def commands() -> dict[str, tuple[Subject, Command]]:
