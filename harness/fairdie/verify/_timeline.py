@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairdie.board import Board
+from fairdie.device import steady_symbol
 from fairdie.sim import EventKind, PinChange, Until
 from fairdie.sim._regs import bit_location
 from fairdie.sim._vcd import VCD_KINDS
@@ -212,8 +213,8 @@ def _record(die: Any, chip: Chip, hold: float, tail: float) -> Timeline:
         start = chip.power_on_cycle
         rec.run_to(start + chip.cycles_for(min(hold, die.settle_s)))
         first = die.first_lit()
-        ok = first is not None and chip.cycle - first >= die.window
-        shown, lit = (die.display(), die.lit()) if ok else ("off", frozenset())
+        shown = steady_symbol(die, die.faces, from_power_on=True)
+        lit = die.lit() if shown != "off" else frozenset()
         release = start + chip.cycles_for(hold)
         rec.run_to(release)
         end_display, end_lit = die.display(), die.lit()
@@ -234,8 +235,8 @@ def _record(die: Any, chip: Chip, hold: float, tail: float) -> Timeline:
         die.release(die.roll_control, bounce=False)
         rec.run_to(release + chip.cycles_for(die.settle_s))
         settled = chip.cycle
-        steady = die.display(at=chip.cycle - die.window) == die.display()
-        shown, lit = (die.display(), die.lit()) if steady else ("off", frozenset())
+        shown = steady_symbol(die, die.faces)
+        lit = die.lit() if shown != "off" else frozenset()
         first = die.first_lit()
         rec.run_to(chip.cycle + chip.cycles_for(tail))
         end_display, end_lit = die.display(), die.lit()

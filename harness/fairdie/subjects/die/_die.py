@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairdie.board import Board, Bounce, DieSpec, Display, load_board
-from fairdie.device import Device, check_hold
+from fairdie.device import Device, check_hold, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
@@ -245,10 +245,7 @@ class Die(Device):
         chip = self.chip
         settle = min(hold, self.settle_s)
         chip.run(seconds=settle)
-        # a face counts as shown once it has been lit for a whole persistence
-        # window: a multiplexed display needs that long to show every LED
-        lit = self.first_lit()
-        shown = self.display() if lit is not None and chip.cycle - lit >= self.window else "off"
+        shown = steady_symbol(self, self.faces, from_power_on=True)
         if hold > settle:
             chip.run(seconds=hold - settle)
         end = self.display()
@@ -265,9 +262,7 @@ class Die(Device):
         self.press(self.roll_control, hold=hold, bounce=bounce)
         chip.run(seconds=self.settle_s)
         end = self.display()
-        # one steady face: the same for the last two persistence windows
-        before = self.display(at=chip.cycle - self.window)
-        shown = end if before == end else "off"
+        shown = steady_symbol(self, self.faces)
         codes = chip.adc_codes()
         return self._result(shown, end, codes, hold)
 
