@@ -23,7 +23,7 @@ from fairdie.sim import Chip, EventKind, Firmware, load_firmware
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
 from fairdie.subjects.die._models import DieModel, model_named
 
-__all__ = ["Die", "Press"]
+__all__ = ["Die", "Press", "die_parts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +68,7 @@ class Die(Device):
         bd = board if isinstance(board, Board) else load_board(board)
         spec = bd.die or DieSpec()
         # everything about the board is checked before anything is built
-        faces = _face_display(bd, spec)
-        control = _roll_control(bd, spec, roll)
+        faces, control = die_parts(bd, roll)
         analog = [a for a in bd.analog if a.name == "noise"] or list(bd.analog[:1])
         if noise is not None and not analog:
             raise FairdieError(f"board {bd.name}: no analog input to feed the noise to")
@@ -274,6 +273,14 @@ class Die(Device):
             adc_codes=codes,
             hold_s=hold,
         )
+
+
+def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:
+    """The die's face display and the button that rolls it (``roll``, else
+    the board's ``[die] roll``, else its power button); a one-line
+    :class:`FairdieError` when the board lacks them."""
+    spec = board.die or DieSpec()
+    return _face_display(board, spec), _roll_control(board, spec, roll)
 
 
 def _face_display(board: Board, spec: DieSpec) -> Display:

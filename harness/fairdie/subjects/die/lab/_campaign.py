@@ -123,9 +123,14 @@ class _ShardResult:
 
 
 def _die(c: Campaign, image: bytes) -> Any:
+    """A fresh die of the campaign from ``image`` (one chip per process, restored)."""
     from fairdie.subjects.die import Die  # the simulator: only where presses run
+    from fairdie.subjects.die._fresh import fresh_dice
 
-    return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed, eeprom=image)
+    def make() -> Die:
+        return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed)
+
+    return fresh_dice(("campaign", c.board, c.firmware, c.variant, c.seed), make).get(image)
 
 
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
