@@ -84,6 +84,7 @@ def load_candidate(
     with no ``board``, the shipped board of the file's build. Neither: one
     line saying what to give.
     """
+    _build.cache_clear()  # once per verify: a target's sources may have changed since the last
     built = firmware is None
     chosen = ""
     if firmware is None:
@@ -133,7 +134,7 @@ def default_board(fw: Firmware) -> tuple[str, str]:
 
 @cache
 def _build(target: str, variant: str | None, mcu: str, f_cpu: int | None) -> Path | str:
-    """The ELF of one build (built once per process), or why it cannot be built."""
+    """The ELF of one build (built once per verify), or why it cannot be built."""
     from fairdie.toolchain import build
 
     try:
