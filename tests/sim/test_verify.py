@@ -1,7 +1,8 @@
 """``fairdie verify``: the default build passes every check; each broken build
 (real firmware, built with a mutation switch of die_t13a) fails on the check
 that is about its fault; a maker's own die runs what applies and says what
-it skipped; bad input is one line and exit status 2."""
+it skipped; a board that is no die runs the core's checks and lists the die's
+as skipped, with the reason; bad input is one line and exit status 2."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from fairdie.board import parse_board
 from fairdie.cli import main
 from fairdie.errors import BoardError
 from fairdie.toolchain import build
-from fairdie.verify import CHECKS, FIGURES
+from fairdie.verify import FIGURES, all_checks
 from fairdie.verify._cli import format_verdict
 
 pytestmark = pytest.mark.sim
@@ -36,6 +37,11 @@ def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["name"]: c for c in out["checks"]}
 
 
+DIRECT = ("--board", "die-direct")  # a file no shipped board builds names its board
+NAMES = [c.name for c, _ in all_checks()]
+DIE_NAMES = [c.name for c, s in all_checks() if s is not None and s.subject == "die"]
+
+
 def mutant(**defines: int) -> str:
     return str(build("die_t13a", defines=defines).elf)
 
@@ -45,10 +51,13 @@ def mutant(**defines: int) -> str:
 
 def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     report = tmp_path / "report"
-    rc, out = run(capsys, "--presses", "400", "--report", str(report))
+    rc, out = run(capsys, "--board", "die-direct", "--presses", "400", "--report", str(report))
     assert rc == 0, [(c["name"], c["reason"]) for c in out["checks"] if c["status"] != "pass"]
-    assert [c["name"] for c in out["checks"]] == [n for n, _ in CHECKS]
-    assert all(c["status"] == "pass" for c in out["checks"])
+    assert [c["name"] for c in out["checks"]] == NAMES
+    assert {c["name"]: c["status"] for c in out["checks"] if c["status"] != "pass"} == {
+        "scenarios": "skipped"  # die-direct names none
+    }
+    assert checks(out)["scenarios"]["reason"] == "no scenarios on this board"
     assert out["build"] == "direct" and out["model"] == "fair" and out["built"]
     c = checks(out)
     assert c["fairness"]["details"]["campaigns"].keys() == {
@@ -84,9 +93,9 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
         assert (report / png).read_bytes()[:4] == b"\x89PNG"
     # the human form: a table of every check, then the energy's figures
     text = format_verdict(out)
-    for name, _ in CHECKS:
+    for name in NAMES[:-1]:
         assert re.search(rf"^{re.escape(name)}\s+pass\s+\S", text, re.M)
-    assert "Table 18-1" in text and "verify passed: 12 passed, 0 failed" in text
+    assert "Table 18-1" in text and "verify passed: 12 passed, 0 failed, 1 skipped" in text
 
 
 def test_a_file_is_identified_as_its_build_and_its_board_chosen(capsys) -> None:
@@ -101,7 +110,7 @@ def test_a_file_is_identified_as_its_build_and_its_board_chosen(capsys) -> None:
 
 
 def test_a_wrong_led_map_fails_the_faces(capsys) -> None:
-    rc, out = run(capsys, mutant(DIE_MUTANT_LED_MAP=1), "--only", "faces")
+    rc, out = run(capsys, mutant(DIE_MUTANT_LED_MAP=1), *DIRECT, "--only", "faces")
     c = checks(out)
     assert rc == 1
     assert c["model"]["status"] == "pass" and out["model"] == "fair"  # it stores right
@@ -112,7 +121,7 @@ def test_a_wrong_led_map_fails_the_faces(capsys) -> None:
 
 
 def test_a_roll_stored_after_the_face_lights_is_caught(capsys) -> None:
-    rc, out = run(capsys, mutant(DIE_MUTANT_SHOW_FIRST=1), "--only", "stored-before-shown")
+    rc, out = run(capsys, mutant(DIE_MUTANT_SHOW_FIRST=1), *DIRECT, "--only", "stored-before-shown")
     c = checks(out)["stored-before-shown"]
     assert rc == 1 and c["status"] == "fail"
     assert c["details"]["margin_ms"] < -15  # six 3.4 ms writes after the face lit
@@ -124,14 +133,14 @@ def test_a_roll_stored_after_the_face_lights_is_caught(capsys) -> None:
     [(150, "held 9.9 s: it was cleared already"), (160, "held 10.05 s: the table was not")],
 )
 def test_a_clear_at_the_wrong_time_fails(capsys, ticks: int, held: str) -> None:
-    rc, out = run(capsys, mutant(DIE_MUTANT_CLEAR_TICKS=ticks), "--only", "clear-10s")
+    rc, out = run(capsys, mutant(DIE_MUTANT_CLEAR_TICKS=ticks), *DIRECT, "--only", "clear-10s")
     c = checks(out)["clear-10s"]
     assert rc == 1 and c["status"] == "fail" and c["reason"].startswith(held)
 
 
 def test_a_rebase_that_wraps_fails_the_count(capsys) -> None:
     elf = str(build("die_t13a", variant="seed", defines={"DIE_MUTANT_REBASE_WRAP": 1}).elf)
-    rc, out = run(capsys, elf, "--only", "faces,press-counts")
+    rc, out = run(capsys, elf, *DIRECT, "--only", "faces,press-counts")
     c = checks(out)
     assert rc == 1 and out["model"] == "seed" and out["build"] is None
     assert c["faces"]["status"] == "pass"
@@ -141,7 +150,7 @@ def test_a_rebase_that_wraps_fails_the_count(capsys) -> None:
 
 def test_the_seeds_storage_fails_the_power_cuts_and_its_rule_the_fairness(capsys) -> None:
     elf = str(build("die_t13a", variant="seed").elf)
-    rc, out = run(capsys, elf, "--only", "power-cuts,fairness", "--presses", "300")
+    rc, out = run(capsys, elf, *DIRECT, "--only", "power-cuts,fairness", "--presses", "300")
     c = checks(out)
     assert rc == 1 and out["build"] == "seed" and out["model"] == "seed"
     assert c["board-wiring"]["status"] == "pass"  # a direct-drive build on a direct board
@@ -165,7 +174,7 @@ def test_a_direct_build_on_a_charlieplexed_board_fails_the_pairing(capsys) -> No
 
 def test_a_build_for_another_clock_fails_the_clock(capsys) -> None:
     elf = str(build("die_t13a", f_cpu=9_600_000).elf)
-    rc, out = run(capsys, elf, "--only", "clock")
+    rc, out = run(capsys, elf, *DIRECT, "--only", "clock")
     c = checks(out)["clock"]
     assert rc == 1 and c["status"] == "fail" and "9600000 Hz" in c["reason"]
 
@@ -218,6 +227,7 @@ def test_a_button_die_runs_what_applies_and_says_what_it_skipped(capsys) -> None
         "fairness": "skipped",
         "power-cuts": "skipped",
         "energy": "pass",
+        "scenarios": "skipped",
     }
     assert "no firmware target" in c["model"]["reason"]
     assert "no reference model" in c["fairness"]["reason"]
@@ -228,6 +238,69 @@ def test_a_button_die_runs_what_applies_and_says_what_it_skipped(capsys) -> None
     sleeps = {p["name"] for p in e["parts"] if p["name"].startswith("sleep")}
     assert sleeps == {"sleep: idle"}  # its SM bits: idle, Timer0 keeps running
     assert e["standby_ma"] > 0 and "stays powered" in c["energy"]["reason"]
+
+
+# ---- a board that is no die ----------------------------------------------------------------
+
+TONE_BOARD = """
+[board]
+name = "tone-box"
+mcu = "attiny84a"
+f_cpu = 1200000
+vcc_mv = 3000
+
+[speaker]
+pin = "PA5"
+"""
+
+
+def test_a_board_that_is_no_die_runs_the_core_checks_and_skips_the_dies(
+    capsys, tmp_path: Path
+) -> None:
+    board = tmp_path / "tone.toml"
+    board.write_text(TONE_BOARD)
+    elf = str(build(TESTS / "tone").elf)
+    rc, out = run(capsys, elf, "--board", str(board))
+    c = checks(out)
+    assert rc == 0 and out["passed"] and out["board"] == "tone-box"
+    assert [x["name"] for x in out["checks"]] == NAMES
+    assert c["mcu-and-memory"]["status"] == "pass"
+    assert c["mcu-and-memory"]["reason"].startswith("built for the attiny84a")
+    assert c["board-wiring"]["status"] == "skipped"
+    assert "names no firmware target" in c["board-wiring"]["reason"]
+    assert c["scenarios"] == {**c["scenarios"], "status": "skipped"}
+    assert c["scenarios"]["reason"] == "no scenarios on this board"
+    for name in DIE_NAMES:
+        assert c[name]["status"] == "skipped", name
+        assert c[name]["reason"] == "board tone-box is no die: no [die] table"
+    assert "model" not in out and out["facts"] == []  # the die's checks learnt nothing
+    text = format_verdict(out)
+    assert re.search(r"^power-cuts\s+skipped\s+board tone-box is no die", text, re.M)
+    # asked for a die's check only: it is still skipped for the board, not run
+    rc, out = run(capsys, elf, "--board", str(board), "--only", "faces")
+    assert rc == 0 and checks(out)["faces"]["reason"].endswith("no [die] table")
+
+
+def test_a_file_no_shipped_board_builds_needs_a_board(capsys) -> None:
+    rc = main(["verify", str(build(TESTS / "tone").elf)])
+    out, err = capsys.readouterr()
+    assert rc == 2 and out == "" and err.count("\n") == 1
+    assert "no shipped board's firmware target builds this file: give --board BOARD" in err
+
+
+def test_a_restored_die_rolls_as_a_new_one() -> None:
+    """verify's dice are one chip restored to the state it was made in."""
+    from fairdie.subjects.die import Die
+    from fairdie.subjects.die._fresh import FreshDice
+
+    dice = FreshDice(lambda: Die(board="die-direct", seed=3))
+    first = [dice.get().roll(0.06) for _ in range(1)] + [dice.get(bytes(64)).roll(0.06)]
+    again = [dice.get().roll(0.06), dice.get(bytes(64)).roll(0.06)]
+    new = [
+        Die(board="die-direct", seed=3).roll(0.06),
+        Die(board="die-direct", seed=3, eeprom=bytes(64)).roll(0.06),
+    ]
+    assert first == again == new and dice.chips == 1
 
 
 def test_the_board_gives_the_led_current() -> None:
@@ -249,6 +322,8 @@ def test_the_board_gives_the_led_current() -> None:
         (["--board", "/no/board.toml"], "/no/board.toml: no such board file"),
         (["--hold", "20"], "out of range"),
         (["--eep", "x.eep"], "--eep goes with a HEX FIRMWARE"),
+        ([], "nothing to verify: give FIRMWARE (an ELF or HEX) and --board BOARD"),
+        ([str(BUTTON_DIE / "board.toml")], "neither an ELF nor an Intel HEX"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str) -> None:
@@ -259,5 +334,5 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str)
 
 
 def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):
-    rc, seen = on_a_terminal("verify", "--only", "faces")
+    rc, seen = on_a_terminal("verify", "--board", "die-direct", "--only", "faces")
     assert rc == 0 and b"%" in seen and b"/100" in seen, seen  # tqdm's bar, on the terminal

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from fairdie.device._device import MAX_HOLD_S, Device, check_hold
 from fairdie.device._setup import Setup, resolve_clock
+from fairdie.device._steady import steady_symbol
 from fairdie.device._tones import Tone, tones_from_edges
 
 __all__ = [
@@ -25,5 +26,6 @@ __all__ = [
     "Tone",
     "check_hold",
     "resolve_clock",
+    "steady_symbol",
     "tones_from_edges",
 ]

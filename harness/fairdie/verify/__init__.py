@@ -1,85 +1,104 @@
-"""fairdie.verify: check a die's firmware in emulation before it is burnt.
+"""fairdie.verify: check a firmware in emulation before it is burnt.
 
 :func:`verify` takes the ELF or HEX a hardware maker is about to burn and the
-board it goes on, and runs, in order (:data:`CHECKS`):
+board it goes on, and runs, in order:
 
-- build and board: built for the board's MCU and fits its memories, expects
-  the board's clock (the ELF's avr_mcu section), is a build made for the
-  board's LED wiring (boards name their firmware target; each variant of a
-  target says how it drives LEDs and which reference model it follows);
-- behaviour against the reference model (fairdie.subjects.die): each face forced and
-  read off the LEDs, tables counted press by press (edge tables included),
-  the 10 s clear (held 10.05 s: cleared, every LED lit; 9.9 s: not), a fresh
-  chip's first press, each roll stored before its face lights;
-- campaigns: fairness under the standard noise models, adversarial included
-  (fairdie.subjects.die.lab), and the quick power-cut campaigns G1-G4 (fairdie.subjects.die.faults);
-- energy: the charge per press and the presses a CR2032 gives, an estimate
-  from the simulated time in each state and datasheet currents
-  (:mod:`fairdie.verify._figures` names each figure's source).
+- the build against the board, on any board: built for the board's MCU and
+  fits its memories, expects the board's clock (the ELF's avr_mcu section),
+  is a build made for the board's LED wiring (when the board names a
+  firmware target: each variant of a target says how it drives LEDs);
+- each registered subject's checks (``Subject.checks``: a :class:`Checks`),
+  where the subject applies to the board; elsewhere they are listed as
+  skipped, with the subject's reason (the die's: a board with no ``[die]``
+  table is no die);
+- the scenario files the board names (``scenarios`` under ``[board]``).
 
-A die with no reference model (a maker's own, whose board names no firmware
-target) runs the checks that apply and is told which were skipped and why.
-``fairdie verify`` is the command (:func:`verify_main`); ``--report DIR``
-writes an HTML page with the plots (:func:`write_report`).
+What the emulation did not model on the chips the checks ran is a note in
+the verdict, not a failure. Every chip is made from one
+:class:`~fairdie.device.Setup`. ``fairdie verify`` is the command
+(:func:`verify_main`); ``--report DIR`` writes an HTML page with the plots
+(:func:`write_report`). The energy estimate (:func:`estimate`) works from any
+recorded run (:class:`Recorder`); its currents are :data:`FIGURES`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fairdie.verify._checks import (
-    CHECKS,
+from fairdie.verify._check import (
     FAIL,
-    MAX_ABSENCE,
-    MAX_SPREAD,
     PASS,
     SKIP,
-    STANDARD_NOISES,
     Check,
+    CheckResult,
+    Checks,
+    Context,
     Options,
+    ReportPart,
+    Result,
+    fail,
+    ok,
+    skip,
 )
 from fairdie.verify._cli import verify_main
 from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 
 if TYPE_CHECKING:
-    from fairdie.verify._energy import Energy, Part
-    from fairdie.verify._report import write_report
-    from fairdie.verify._run import Verdict, verify
-    from fairdie.verify._timeline import Sleep, Timeline, record_press
+    from fairdie.verify._candidate import Candidate
+    from fairdie.verify._energy import Energy, Part, estimate
+    from fairdie.verify._report import pyplot, save_figure, write_report
+    from fairdie.verify._run import Verdict, all_checks, verify
+    from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline
 
 __all__ = [
-    "CHECKS",
     "CR2032_MAH",
     "FAIL",
     "FIGURES",
-    "MAX_ABSENCE",
-    "MAX_SPREAD",
+    "KINDS",
     "PASS",
     "SKIP",
-    "STANDARD_NOISES",
+    "Candidate",
     "Check",
+    "CheckResult",
+    "Checks",
+    "Context",
     "Energy",
     "Figure",
     "Options",
     "Part",
+    "Recorder",
+    "ReportPart",
+    "Result",
     "Sleep",
     "Timeline",
     "Verdict",
-    "record_press",
+    "all_checks",
+    "estimate",
+    "fail",
+    "ok",
+    "pyplot",
+    "save_figure",
+    "skip",
     "verify",
     "verify_main",
     "write_report",
 ]
 
 _LAZY = {
+    "Candidate": "_candidate",
     "Energy": "_energy",
     "Part": "_energy",
+    "estimate": "_energy",
+    "pyplot": "_report",
+    "save_figure": "_report",
     "write_report": "_report",
     "Verdict": "_run",
+    "all_checks": "_run",
     "verify": "_run",
+    "KINDS": "_timeline",
+    "Recorder": "_timeline",
     "Sleep": "_timeline",
     "Timeline": "_timeline",
-    "record_press": "_timeline",
 }
 
 

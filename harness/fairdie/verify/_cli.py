@@ -40,7 +40,8 @@ def _parser(checks: Sequence[str]) -> Parser:
     p = Parser(
         prog=PROG,
         description="Check the ELF or HEX you are about to burn, in emulation: build and board,"
-        " faces, table, the 10 s clear, fairness, power cuts, energy.",
+        " the board's scenarios, and the checks of the subject the board is (a die: faces,"
+        " table, the 10 s clear, fairness, power cuts, energy).",
     )
     p.add_argument(
         "firmware",
@@ -53,8 +54,7 @@ def _parser(checks: Sequence[str]) -> Parser:
     p.add_argument(
         "--board",
         metavar="FILE",
-        help="a board file or shipped board (default: the shipped board of the file's build,"
-        " else die-direct)",
+        help="a board file or shipped board (default: the shipped board of the file's build)",
     )
     p.add_argument("--report", type=Path, metavar="DIR", help="write an HTML report there")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -68,7 +68,7 @@ def _parser(checks: Sequence[str]) -> Parser:
         type=int_at_least(100),
         default=2000,
         metavar="N",
-        help="presses per noise in the fairness campaign (default 2000)",
+        help="presses per noise in a fairness campaign (default 2000)",
     )
     p.add_argument(
         "--hold",
@@ -86,11 +86,12 @@ def _parser(checks: Sequence[str]) -> Parser:
 
 def format_verdict(out: dict[str, Any]) -> str:
     """The human form of :meth:`Verdict.as_json`."""
+    facts = {k: out[k] for k in out.get("facts", ())}
     lines = [
         f"fairdie verify: {Path(out['firmware']).name} on board {out['board']}"
         f" ({out['mcu']}, {out['f_cpu']} Hz)"
         + (f"; build {out['build']}" if out["build"] else "")
-        + (f", model {out['model']}" if out["model"] else ", no model")
+        + "".join(f", {k} {v}" if v is not None else f", no {k}" for k, v in facts.items())
         + (f"; board: {out['board_chosen']}" if out.get("board_chosen") else ""),
         "",
     ]
@@ -110,6 +111,9 @@ def format_verdict(out: dict[str, Any]) -> str:
         for f in energy["figures"]:
             lines.append(f"  {f['name']}: {f['value']:g} {f['unit']}: {f['source']}")
         lines += [f"  note: {n}" for n in energy["notes"]]
+    if out["notes"]:
+        lines.append("")
+        lines += [f"note: {n}" for n in out["notes"]]
     n = out["counts"]
     lines += [
         "",
@@ -123,11 +127,11 @@ def format_verdict(out: dict[str, Any]) -> str:
 
 def verify_main(argv: list[str]) -> int:
     """Run ``fairdie verify`` with ``argv``; the exit status."""
-    from fairdie.verify._checks import CHECKS, Options
+    from fairdie.verify._check import Options
     from fairdie.verify._report import check_report_folder, write_report
-    from fairdie.verify._run import total_units, verify
+    from fairdie.verify._run import all_checks, total_units, verify
 
-    names = [n for n, _ in CHECKS]
+    names = [c.name for c, _ in all_checks()]
     try:
         args = _parser(names).parse_args(argv)
     except BadInput as e:
@@ -138,8 +142,12 @@ def verify_main(argv: list[str]) -> int:
     only = None
     if args.only is not None:
         only = [n.strip() for n in args.only.split(",") if n.strip()]
+    try:
+        scale = 100 / total_units(only)
+    except FairdieError as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
     update, close = progress_bar(100, unit="%", quiet=args.json)
-    scale = 100 / total_units(only)
     sent = [0.0, 0]  # units told, percent shown
 
     def progress(units: float) -> None:

@@ -1,10 +1,9 @@
 """``--report DIR``: a self-contained HTML page of a verify run.
 
 ``DIR/index.html`` embeds every plot as a base64 PNG (the PNG files are
-written beside it too): the faces histogram and the spread over presses
-beside dice, deck and dynamic dice (the lab's plots, fairdie.subjects.die.lab._plots, of
-the ``floating`` campaign), a timing diagram of one press from the chip's
-trace, and the energy breakdown. Needs matplotlib (the ``plot`` extra).
+written beside it too): what the subject's checks add (the die: its fairness
+campaign's plots and table), a timing diagram of one recorded run from the
+chip's trace, and the energy breakdown. Needs matplotlib (the ``plot`` extra).
 """
 
 from __future__ import annotations
@@ -15,15 +14,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairdie.errors import FairdieError
-from fairdie.verify._checks import CHECKS, FAIL, PASS
+from fairdie.verify._check import FAIL, PASS
 from fairdie.verify._figures import FIGURES
+from fairdie.verify._run import all_checks
 from fairdie.verify._timeline import Timeline
 
 if TYPE_CHECKING:
     from fairdie.verify._energy import Energy
     from fairdie.verify._run import Verdict
 
-__all__ = ["check_report_folder", "write_report"]
+__all__ = ["check_report_folder", "pyplot", "save_figure", "write_report"]
 
 _COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e"}
 _INDEX = "index.html"
@@ -47,23 +47,8 @@ def write_report(verdict: Verdict, folder: Path) -> Path:
     """Write the report; the path of its index.html."""
     check_report_folder(folder)
     pngs: list[tuple[str, str]] = []  # (title, file name)
-    floating = verdict.campaigns.get("floating") or next(iter(verdict.campaigns.values()), None)
-    if floating is not None:
-        from fairdie.subjects.die.lab._campaign import reference_tallies
-        from fairdie.subjects.die.lab._plots import write_plots
-
-        refs = reference_tallies(floating.campaign.presses, floating.campaign.seed)
-        names = [Path(f).name for f in write_plots(str(folder), floating, refs)]
-        titles = {
-            "faces.png": f"Faces shown: {floating.campaign.presses} presses, noise"
-            f" {floating.campaign.noise}",
-            "spread.png": "Spread over presses, beside dice, deck and dynamic dice",
-            "guess_rate.png": "The player's guess rate over presses",
-        }
-        pngs += [(titles.get(n, n), n) for n in ("faces.png", "spread.png", "guess_rate.png")]
-        pngs = [p for p in pngs if p[1] in names]
-    elif verdict.roll_faces:
-        pngs.append(("Faces shown (rolls of the faces check)", _faces_png(verdict, folder)))
+    for part in verdict.report:
+        pngs += part.images(folder)
     if verdict.timeline is not None:
         title = (
             "One press from the chip's trace: the LED pins (high, low, or mid-way while an"
@@ -81,7 +66,8 @@ def write_report(verdict: Verdict, folder: Path) -> Path:
 # ---- plots --------------------------------------------------------------------------
 
 
-def _plt() -> Any:
+def pyplot() -> Any:
+    """matplotlib's pyplot, drawing off screen."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -90,27 +76,19 @@ def _plt() -> Any:
     return plt
 
 
-def _save(fig: Any, path: Path) -> str:
+def save_figure(fig: Any, path: Path) -> str:
+    """Write ``fig`` as a PNG at ``path``; its file name."""
     fig.tight_layout()
     fig.savefig(path, dpi=100)
-    _plt().close(fig)
+    pyplot().close(fig)
     return path.name
-
-
-def _faces_png(verdict: Verdict, folder: Path) -> str:
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    counts = [verdict.roll_faces.count(f) for f in range(1, 7)]
-    ax.bar([str(f) for f in range(1, 7)], counts)
-    ax.set(xlabel="face", ylabel="times shown", title=f"Faces: {len(verdict.roll_faces)} rolls")
-    return _save(fig, folder / "faces.png")
 
 
 def _timing_png(verdict: Verdict, folder: Path) -> str:
     """Rows: each LED pin's level, EEPROM busy, ADC converting, CPU asleep."""
     tl = verdict.timeline
     assert tl is not None
-    plt = _plt()
+    plt = pyplot()
     events = [tl.first_lit or tl.start, tl.eeprom_done or tl.start]
     events += [b for _, b in tl.adc]
     busy_end = max(events)
@@ -141,11 +119,11 @@ def _timing_png(verdict: Verdict, folder: Path) -> str:
     axes[-1].set_xlim(0, x_end)
     held = tl.ms(tl.end)
     fig.suptitle(
-        f"{verdict.subject.label}: one press (shown {tl.shown}); the first {x_end:.0f} ms of"
+        f"{verdict.candidate.label}: one press (shown {tl.shown}); the first {x_end:.0f} ms of"
         f" {held:.0f} ms, red: the first LED lit",
         fontsize=10,
     )
-    return _save(fig, folder / "timing.png")
+    return save_figure(fig, folder / "timing.png")
 
 
 def _row(ax: Any, name: str) -> None:
@@ -178,7 +156,7 @@ def _pin_levels(tl: Timeline, pin: str, span: int) -> tuple[list[float], list[fl
 
 
 def _energy_png(energy: Energy, folder: Path) -> str:
-    plt = _plt()
+    plt = pyplot()
     parts = list(reversed(energy.parts))
     fig, ax = plt.subplots(figsize=(8, 0.45 * len(parts) + 1.5))
     values = [max(p.uc, 1e-3) for p in parts]
@@ -191,7 +169,7 @@ def _energy_png(energy: Energy, folder: Path) -> str:
         title=f"Energy estimate: {energy.per_press_uc / 1000:.3g} mC per press held"
         f" {energy.hold_s:g} s",
     )
-    return _save(fig, folder / "energy.png")
+    return save_figure(fig, folder / "energy.png")
 
 
 # ---- the page -----------------------------------------------------------------------
@@ -210,10 +188,10 @@ def _img(title: str, path: Path) -> str:
 
 
 def _page(verdict: Verdict, images: list[tuple[str, Path]]) -> str:
-    s = verdict.subject
-    what = dict(CHECKS)
+    s = verdict.candidate
+    what = {c.name: c.what for c, _ in all_checks()}
     rows = "".join(
-        f"<tr><td title='{_e(what[c.name])}'>{_e(c.name)}</td>"
+        f"<tr><td title='{_e(what.get(c.name, ''))}'>{_e(c.name)}</td>"
         f"<td style='color:{_COLOURS.get(c.status, '#57606a')};font-weight:bold'>"
         f"{_e(c.status)}</td><td>{_e(c.reason)}</td><td>{c.seconds:.2f}</td></tr>"
         for c in verdict.checks
@@ -236,8 +214,9 @@ def _page(verdict: Verdict, images: list[tuple[str, Path]]) -> str:
         f"<h1>fairdie verify: {_e(s.label)}</h1>",
         f"<p>{_e(s.path)} on board {_e(s.board.name)} ({_e(s.board.source)}): the"
         f" {_e(s.board.mcu)} at {s.f_cpu} Hz, {s.board.vcc_mv} mV."
-        f" Build: {_e(s.identified or s.identify_note or 'not identified')};"
-        f" model: {_e(s.model.name if s.model else 'none')}.</p>",
+        f" Build: {_e(s.identified or s.identify_note or 'not identified')}"
+        + "".join(f"; {_e(k)}: {_e('none' if v is None else v)}" for k, v in verdict.facts.items())
+        + ".</p>",
         f"<h2>{_e(verdict_line)}</h2>",
         f"<p>{verdict.count('pass')} passed, {verdict.count('fail')} failed,"
         f" {verdict.count('skipped')} skipped in {verdict.seconds:.1f} s.</p>",
@@ -247,8 +226,9 @@ def _page(verdict: Verdict, images: list[tuple[str, Path]]) -> str:
     ]
     if verdict.energy is not None:
         parts.append(_energy_html(verdict.energy))
-    if verdict.campaigns:
-        parts.append(_fairness_html(verdict))
+    parts += [part.html() for part in verdict.report]
+    if verdict.notes:
+        parts.append("<ul>" + "".join(f"<li>note: {_e(n)}</li>" for n in verdict.notes) + "</ul>")
     for title, path in images:
         parts.append(_img(title, path))
     parts.append("</body></html>\n")
@@ -272,18 +252,4 @@ def _energy_html(e: Energy) -> str:
         " <code>led_ma</code>).</p><table><tr><th>state</th><th>ms</th><th>mA</th>"
         f"<th>uC</th></tr>{rows}</table><p>The currents it rests on:</p><ul>{figs}</ul>"
         + (f"<ul>{notes}</ul>" if notes else "")
-    )
-
-
-def _fairness_html(verdict: Verdict) -> str:
-    rows = "".join(
-        f"<tr><td>{_e(n)}</td><td>{r.tally.worst_spread}</td><td>{r.tally.longest_absence}</td>"
-        f"<td>{r.tally.entropy:.3f}</td><td>{r.tally.guess_rate:.3f}</td>"
-        f"<td>{_e(list(r.tally.counts))}</td></tr>"
-        for n, r in verdict.campaigns.items()
-    )
-    return (
-        "<h2>Fairness campaign</h2><table><tr><th>noise</th><th>worst spread</th>"
-        "<th>longest absence</th><th>player's entropy</th><th>guess rate</th>"
-        f"<th>faces 1..6</th></tr>{rows}</table>"
     )

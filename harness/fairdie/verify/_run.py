@@ -1,4 +1,10 @@
-"""Run every check on one firmware and board, in order, into a :class:`Verdict`."""
+"""Run the checks on one firmware and board, in order, into a :class:`Verdict`.
+
+The checks are the core's (:mod:`fairdie.verify._generic`) and each
+registered subject's (``Subject.checks``, found through
+:mod:`fairdie.subjects` only). A subject's checks run where it applies to
+the board; elsewhere each is listed as skipped, with the subject's reason.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +12,67 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fairdie.errors import FairdieError
-from fairdie.verify._checks import CHECKS, FAIL, PASS, SKIP, Check, Context, Options, run_check
+from fairdie.verify._candidate import Candidate, load_candidate, temp_folder
+from fairdie.verify._check import (
+    FAIL,
+    PASS,
+    SKIP,
+    Check,
+    CheckResult,
+    Checks,
+    Context,
+    Options,
+    ReportPart,
+)
 from fairdie.verify._energy import Energy
-from fairdie.verify._subject import Subject, load_subject, temp_folder
+from fairdie.verify._generic import BUILD_CHECKS, LATE_CHECKS
 from fairdie.verify._timeline import Timeline
 
-if TYPE_CHECKING:
-    from fairdie.subjects.die.faults import Report
-    from fairdie.subjects.die.lab._campaign import CampaignResult
+__all__ = ["Verdict", "all_checks", "subject_checks", "total_units", "verify"]
 
-__all__ = ["ALWAYS", "WEIGHTS", "Verdict", "total_units", "verify"]
 
-#: checks that run even when not asked for: the others depend on what they find
-ALWAYS = ("mcu-and-memory", "board-wiring", "model")
-#: a check's share of the progress bar (roughly its share of the time)
-WEIGHTS = {"fairness": 12.0, "power-cuts": 8.0}
+def subject_checks() -> tuple[Checks, ...]:
+    """Every registered subject's checks (imports the subjects that have any)."""
+    from fairdie.subjects import resolve, subjects
+
+    out = []
+    for s in subjects():
+        if s.checks is not None:
+            found = resolve(s.checks)
+            if not isinstance(found, Checks):
+                raise TypeError(f"{s.checks} is not a fairdie.verify.Checks")
+            out.append(found)
+    return tuple(out)
+
+
+def all_checks() -> tuple[tuple[Check, Checks | None], ...]:
+    """Every check in the order it runs, with the subject's checks it is one of
+    (None: the core's)."""
+    core: list[tuple[Check, Checks | None]] = [(c, None) for c in BUILD_CHECKS]
+    subject = [(c, s) for s in subject_checks() for c in s.checks]
+    return (*core, *subject, *((c, None) for c in LATE_CHECKS))
 
 
 @dataclass
 class Verdict:
     """Every check's result, and what the report draws."""
 
-    subject: Subject
+    candidate: Candidate
     options: Options
-    checks: list[Check]
+    checks: list[CheckResult]
     seconds: float
+    facts: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    unmodelled: tuple[str, ...] = ()
     energy: Energy | None = None
-    timeline: Timeline | None = None  #: one press, for the timing diagram
-    campaigns: dict[str, CampaignResult] = field(default_factory=dict)
-    faults: Report | None = None
-    roll_faces: list[int] = field(default_factory=list)  #: faces rolled (a die with no model)
+    timeline: Timeline | None = None  #: one recorded run, for the timing diagram
+    report: list[ReportPart] = field(default_factory=list)
 
     @property
-    def failed(self) -> list[Check]:
+    def failed(self) -> list[CheckResult]:
         return [c for c in self.checks if c.status == FAIL]
 
     @property
@@ -53,20 +84,23 @@ class Verdict:
         return sum(c.status == status for c in self.checks)
 
     def as_json(self) -> dict[str, Any]:
-        s = self.subject
+        c = self.candidate
         return {
-            "firmware": str(s.path),
-            "built": s.built,
-            "board": s.board.name,
-            "board_file": s.board.source,
-            "board_chosen": s.board_chosen or None,
-            "mcu": s.board.mcu,
-            "f_cpu": s.f_cpu,
-            "build": s.identified,
-            "model": s.model.name if s.model else None,
+            "firmware": str(c.path),
+            "built": c.built,
+            "board": c.board.name,
+            "board_file": c.board.source,
+            "board_chosen": c.board_chosen or None,
+            "mcu": c.board.mcu,
+            "f_cpu": c.f_cpu,
+            "build": c.identified,
+            **self.facts,
+            "facts": list(self.facts),  # the keys above that a subject's checks added
             "passed": self.passed,
             "counts": {k: self.count(k) for k in (PASS, FAIL, SKIP)},
-            "checks": [c.as_json() for c in self.checks],
+            "checks": [r.as_json() for r in self.checks],
+            "notes": list(self.notes),
+            "unmodelled": list(self.unmodelled),
             "energy": self.energy.as_json() if self.energy else None,
             "options": {
                 "presses": self.options.presses,
@@ -76,6 +110,18 @@ class Verdict:
             },
             "seconds": round(self.seconds, 2),
         }
+
+
+def _wanted(only: Iterable[str] | None, checks: Iterable[Check]) -> set[str]:
+    listed = list(checks)
+    names = [c.name for c in listed]
+    if only is None:
+        return set(names)
+    wanted = set(only)
+    unknown = sorted(wanted - set(names))
+    if unknown:
+        raise FairdieError(f"no check {unknown[0]!r} (checks: {', '.join(names)})")
+    return wanted | {c.name for c in listed if c.always}
 
 
 def verify(
@@ -89,26 +135,27 @@ def verify(
 ) -> Verdict:
     """Verify ``firmware`` (an ELF or HEX; None: build the board's own) on ``board``.
 
-    ``only`` names the checks to run (the ones in :data:`ALWAYS` run anyway);
+    ``only`` names the checks to run (those marked ``always`` run anyway);
     ``progress(units)`` is told of work done, out of :func:`total_units`.
     Raises :class:`~fairdie.errors.FairdieError` for bad input (a missing or
-    unreadable file, a board file that is no die); a firmware that cannot run
-    on the board is a failed check, not an error.
+    unreadable file, no board and no build to pick one by); a firmware that
+    cannot run on the board is a failed check, not an error.
     """
     t0 = time.perf_counter()
     opts = options or Options()
-    names = [n for n, _ in CHECKS]
-    wanted = set(names) if only is None else set(only) | set(ALWAYS)
-    unknown = sorted(wanted - set(names))
-    if unknown:
-        raise FairdieError(f"no check {unknown[0]!r} (checks: {', '.join(names)})")
-    subject = load_subject(
+    checks = all_checks()
+    wanted = _wanted(only, (c for c, _ in checks))
+    candidate = load_candidate(
         Path(firmware) if firmware is not None else None,
         board=board,
         eep=Path(eep) if eep is not None else None,
+        seed=opts.seed,
     )
-    checks: list[Check] = []
+    bd = candidate.board
+    not_here = {id(s): s.applies(bd) for s in {id(s): s for _, s in checks if s}.values()}
+    results: list[CheckResult] = []
     with temp_folder() as tmp:
+        ctx = Context(candidate, opts, Path(tmp))
         done = [0.0]
 
         def tick(units: float) -> None:
@@ -116,42 +163,49 @@ def verify(
             if progress is not None:
                 progress(units)
 
-        ctx = Context(subject, opts, Path(tmp), lambda f: None)
-        for name in names:
-            weight = WEIGHTS.get(name, 1.0)
-            ctx.tick = lambda f, w=weight: tick(f * w)  # type: ignore[misc]
+        for check, subject in checks:
             before = done[0]
-            checks.append(_one(name, ctx, wanted, checks))
-            tick(max(0.0, before + weight - done[0]))
-            if name == "mcu-and-memory" and ctx.runs:
-                _probe(ctx)
+            ctx.tick = lambda f, w=check.weight: tick(f * w)  # type: ignore[misc]
+            reason = not_here.get(id(subject)) if subject is not None else None
+            results.append(_one(check, ctx, wanted, reason))
+            tick(max(0.0, before + check.weight - done[0]))
+    unmodelled = tuple(ctx.unmodelled())
+    notes = list(ctx.notes)
+    if unmodelled:
+        notes.append(
+            f"the emulation does not model {', '.join(unmodelled)}, which the firmware uses:"
+            " what depends on it is not checked"
+        )
     return Verdict(
-        subject,
+        candidate,
         opts,
-        checks,
+        results,
         time.perf_counter() - t0,
+        facts=ctx.facts,
+        notes=notes,
+        unmodelled=unmodelled,
         energy=ctx.energy,
-        timeline=ctx.any_press(),
-        campaigns=ctx.campaigns,
-        faults=ctx.faults,
-        roll_faces=ctx.roll_faces,
+        timeline=ctx.timeline,
+        report=ctx.report,
     )
 
 
 def total_units(only: Iterable[str] | None = None) -> float:
     """What :func:`verify`'s progress adds up to."""
-    wanted = None if only is None else set(only) | set(ALWAYS)
-    return sum(WEIGHTS.get(n, 1.0) for n, _ in CHECKS if wanted is None or n in wanted)
+    checks = [c for c, _ in all_checks()]
+    wanted = _wanted(only, checks)
+    return sum(c.weight for c in checks if c.name in wanted)
 
 
-def _one(name: str, ctx: Context, wanted: set[str], done: list[Check]) -> Check:
-    if name not in wanted:
-        return Check(name, SKIP, "not asked for (--only)")
-    if name != "mcu-and-memory" and not ctx.runs:
-        return Check(name, SKIP, "the firmware cannot run on this board (see mcu-and-memory)")
-    return run_check(name, ctx)
-
-
-def _probe(ctx: Context) -> None:
-    """One die of this firmware on this board: a board that is no die is bad input."""
-    ctx.by_power = ctx.die().rolls_by_power
+def _one(check: Check, ctx: Context, wanted: set[str], not_here: str | None) -> CheckResult:
+    if not_here is not None:
+        return CheckResult(check.name, SKIP, not_here)
+    if check.name not in wanted:
+        return CheckResult(check.name, SKIP, "not asked for (--only)")
+    if check is not BUILD_CHECKS[0] and not ctx.runs:
+        return CheckResult(
+            check.name, SKIP, "the firmware cannot run on this board (see mcu-and-memory)"
+        )
+    t0 = time.perf_counter()
+    status, reason, details = check.run(ctx)
+    return CheckResult(check.name, status, reason, details, time.perf_counter() - t0)

@@ -1,6 +1,8 @@
-"""One press, recorded from the engine's trace for the timing diagram and the
-energy estimate: pin levels, EEPROM writes, ADC conversions, sleeps and how
-long each LED was lit.
+"""A run of a chip (one press of a device, say), recorded from the engine's
+trace for the timing diagram and the energy estimate: pin levels, EEPROM
+writes, ADC conversions, sleeps and how long each LED was lit. A subject
+drives the run (its press) through a :class:`Recorder`, which makes the
+:class:`Timeline`.
 
 simavr ignores SE and the sleep-mode bits (it sleeps at every SLEEP), so the
 recorder stops the run at each SLEEP event and reads the mode where the chip
@@ -26,9 +28,10 @@ from fairdie.sim._vcd import VCD_KINDS
 if TYPE_CHECKING:
     from fairdie.sim import Chip
 
-__all__ = ["Sleep", "Timeline", "record_press"]
+__all__ = ["KINDS", "Recorder", "Sleep", "Timeline"]
 
-_KINDS = VCD_KINDS | EventKind.RESET
+#: the trace events a recording needs
+KINDS = VCD_KINDS | EventKind.RESET
 _STOPS = Until(kinds=EventKind.SLEEP | EventKind.ADC)
 _CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
 #: mode names by SM bits: two bits on the ATtiny parts, three on the ATmega ones
@@ -151,10 +154,14 @@ class _Registers:
         return 2 if ps == 0 else 1 << ps
 
 
-class _Recorder:
-    def __init__(self, die: Any) -> None:
-        self.die = die
-        self.chip: Chip = die.chip
+class Recorder:
+    """Runs a chip (with ``chip.trace_kinds`` set to :data:`KINDS` by its
+    caller) in steps, stopping at each SLEEP and ADC start to read the
+    registers a real chip would act on, and reading LED light window by window."""
+
+    def __init__(self, chip: Chip, board: Board) -> None:
+        self.board = board
+        self.chip = chip
         self.regs = _Registers(self.chip)
         self.chunk = self.chip.cycles_for(_CHUNK_S)
         self.mark = self.chip.cycle
@@ -185,85 +192,47 @@ class _Recorder:
             self.windows.append((self.mark, now, tuple(self.chip.leds_lit_cycles(self.mark, now))))
             self.mark = now
 
-
-def record_press(die: Any, hold: float, *, tail: float = 0.0) -> Timeline:
-    """Press ``die`` (a :class:`fairdie.subjects.die.Die`) for ``hold`` seconds and record it.
-
-    A power-switch die is powered for ``hold`` seconds. A button die (powered
-    on first if it is not) has its button held ``hold`` seconds without
-    bounce, then is watched ``settle_ms`` and ``tail`` seconds more. The die's
-    EEPROM and noise are as the caller left them.
-    """
-    chip: Chip = die.chip
-    kinds = chip.trace_kinds
-    chip.trace_kinds = _KINDS
-    try:
-        return _record(die, chip, hold, tail)
-    finally:
-        chip.trace_kinds = kinds
-
-
-def _record(die: Any, chip: Chip, hold: float, tail: float) -> Timeline:
-    before = chip.eeprom
-    rec = _Recorder(die)
-    if die.rolls_by_power:
-        die.power_on()  # clears the trace
-        rec.restart()
-        start = chip.power_on_cycle
-        rec.run_to(start + chip.cycles_for(min(hold, die.settle_s)))
-        first = die.first_lit()
-        ok = first is not None and chip.cycle - first >= die.window
-        shown, lit = (die.display(), die.lit()) if ok else ("off", frozenset())
-        release = start + chip.cycles_for(hold)
-        rec.run_to(release)
-        end_display, end_lit = die.display(), die.lit()
-        codes = chip.adc_codes()
-        end = settled = chip.cycle
-        die.power_off()
-    else:
-        if not chip.powered:
-            die.power_on()
-            chip.run(seconds=die.settle_s)
-        chip.clear_trace()
-        chip.leds_restart()  # light, and the first LED lit, counted from the press on
-        rec.restart()
-        start = chip.cycle
-        die.press(die.roll_control, bounce=False)
-        release = start + chip.cycles_for(hold)
-        rec.run_to(release)
-        die.release(die.roll_control, bounce=False)
-        rec.run_to(release + chip.cycles_for(die.settle_s))
-        settled = chip.cycle
-        steady = die.display(at=chip.cycle - die.window) == die.display()
-        shown, lit = (die.display(), die.lit()) if steady else ("off", frozenset())
-        first = die.first_lit()
-        rec.run_to(chip.cycle + chip.cycles_for(tail))
-        end_display, end_lit = die.display(), die.lit()
-        codes = chip.adc_codes()
-        end = chip.cycle
-    events = list(chip.trace.events(_KINDS))
-    return Timeline(
-        frequency=chip.frequency,
-        start=start,
-        end=end,
-        release=min(release, end),
-        settled=settled,
-        pins=tuple(chip.trace.pin_changes()),
-        pin_names=_led_pins(die.board),
-        eeprom=_writes(events, end),
-        adc=_conversions(events, rec.divider_at),
-        sleeps=_sleeps(events, rec.sleep_at, end),
-        led_names=die.board.led_names,
-        led_windows=tuple(rec.windows),
-        first_lit=first,
-        shown=shown,
-        lit=lit,
-        end_display=end_display,
-        end_lit=end_lit,
-        before=before,
-        after=chip.eeprom,
-        codes=codes,
-    )
+    def timeline(
+        self,
+        *,
+        start: int,
+        end: int,
+        release: int,
+        settled: int,
+        first_lit: int | None,
+        shown: str,
+        lit: frozenset[str],
+        end_display: str,
+        end_lit: frozenset[str],
+        before: bytes,
+        codes: tuple[int, ...],
+    ) -> Timeline:
+        """The run recorded from ``start`` to ``end`` as a :class:`Timeline`
+        (the EEPROM after it is the chip's now)."""
+        chip = self.chip
+        events = list(chip.trace.events(KINDS))
+        return Timeline(
+            frequency=chip.frequency,
+            start=start,
+            end=end,
+            release=min(release, end),
+            settled=settled,
+            pins=tuple(chip.trace.pin_changes()),
+            pin_names=_led_pins(self.board),
+            eeprom=_writes(events, end),
+            adc=_conversions(events, self.divider_at),
+            sleeps=_sleeps(events, self.sleep_at, end),
+            led_names=self.board.led_names,
+            led_windows=tuple(self.windows),
+            first_lit=first_lit,
+            shown=shown,
+            lit=lit,
+            end_display=end_display,
+            end_lit=end_lit,
+            before=before,
+            after=chip.eeprom,
+            codes=codes,
+        )
 
 
 def _led_pins(board: Board) -> tuple[str, ...]:

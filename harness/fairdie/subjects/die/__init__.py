@@ -57,6 +57,7 @@ SUBJECT = Subject(
     name="die",
     summary="the fair die on an ATtiny13A: seven LEDs, a floating-ADC seed, counts in EEPROM",
     device=f"{_CLI}:device_for",
+    checks="fairdie.subjects.die.checks:CHECKS",
     fixtures="fairdie.subjects.die._fixtures",
     commands={
         "press": Command(

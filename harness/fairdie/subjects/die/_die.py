@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fairdie.board import Board, Bounce, DieSpec, Display, load_board
-from fairdie.device import Device, check_hold
+from fairdie.device import Device, check_hold, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
@@ -24,7 +24,7 @@ from fairdie.stimulus import HUMAN, PressTiming, parse_timing
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
 from fairdie.subjects.die._models import DieModel, model_named
 
-__all__ = ["Die", "Press"]
+__all__ = ["Die", "Press", "die_parts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +70,7 @@ class Die(Device):
         bd = board if isinstance(board, Board) else load_board(board)
         spec = bd.die or DieSpec()
         # everything about the board is checked before anything is built
-        faces = _face_display(bd, spec)
-        control = _roll_control(bd, spec, roll)
+        faces, control = die_parts(bd, roll)
         analog = [a for a in bd.analog if a.name == "noise"] or list(bd.analog[:1])
         if noise is not None and not analog:
             raise FairdieError(f"board {bd.name}: no analog input to feed the noise to")
@@ -263,10 +262,7 @@ class Die(Device):
         chip = self.chip
         settle = min(hold, self.settle_s)
         chip.run(seconds=settle)
-        # a face counts as shown once it has been lit for a whole persistence
-        # window: a multiplexed display needs that long to show every LED
-        lit = self.first_lit()
-        shown = self.display() if lit is not None and chip.cycle - lit >= self.window else "off"
+        shown = steady_symbol(self, self.faces, from_power_on=True)
         if hold > settle:
             chip.run(seconds=hold - settle)
         end = self.display()
@@ -283,9 +279,7 @@ class Die(Device):
         self.press(self.roll_control, hold=hold, bounce=bounce)
         chip.run(seconds=self.settle_s)
         end = self.display()
-        # one steady face: the same for the last two persistence windows
-        before = self.display(at=chip.cycle - self.window)
-        shown = end if before == end else "off"
+        shown = steady_symbol(self, self.faces)
         codes = chip.adc_codes()
         return self._result(shown, end, codes, hold)
 
@@ -297,6 +291,14 @@ class Die(Device):
             adc_codes=codes,
             hold_s=hold,
         )
+
+
+def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:
+    """The die's face display and the button that rolls it (``roll``, else
+    the board's ``[die] roll``, else its power button); a one-line
+    :class:`FairdieError` when the board lacks them."""
+    spec = board.die or DieSpec()
+    return _face_display(board, spec), _roll_control(board, spec, roll)
 
 
 def _face_display(board: Board, spec: DieSpec) -> Display:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fairdie.device import steady_symbol
 from fairdie.noise import Codes
 from fairdie.sim import EventKind, Snapshot, StopReason, Until
 from fairdie.subjects.die._models import DieModel
@@ -85,7 +86,6 @@ class Rig:
         self.chip = self.die.chip
         self.size = self.chip.eeprom_size
         self._vcc = self.chip.vcc_mv
-        self._window = self.die.window
 
     # ---- pressing ------------------------------------------------------------
 
@@ -98,11 +98,10 @@ class Rig:
         self.die.power_on()
 
     def _shown(self) -> tuple[int | None, int | None]:
-        lit = self.die.first_lit()
-        if lit is None or self.chip.cycle - lit < self._window:
-            return None, None
-        shown = self.die.display()
-        return (int(shown), lit) if shown.isdigit() else (None, lit)
+        """The face shown (None: none steady) and the cycle the first LED lit."""
+        shown = steady_symbol(self.die, self.die.faces, from_power_on=True)
+        face = int(shown) if shown.isdigit() else None
+        return face, self.die.first_lit() if face is not None else None
 
     def cut_at(self, image: bytes, codes: Sequence[int], cycles: int, torn: int | None) -> Cut:
         """Press from ``image`` and cut ``cycles`` after power-on, the byte in

@@ -15,6 +15,7 @@ A firmware with no model runs as one shard.
 
 from __future__ import annotations
 
+import os
 import time
 from array import array
 from collections.abc import Callable, Sequence
@@ -123,9 +124,23 @@ class _ShardResult:
 
 
 def _die(c: Campaign, image: bytes) -> Any:
+    """A fresh die of the campaign from ``image`` (one chip per process, restored)."""
     from fairdie.subjects.die import Die  # the simulator: only where presses run
+    from fairdie.subjects.die._fresh import fresh_dice
 
-    return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed, eeprom=image)
+    def make() -> Die:
+        return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed)
+
+    key = ("campaign", c.board, _stamp(c.board), c.firmware, _stamp(c.firmware), c.variant, c.seed)
+    return fresh_dice(key, make).get(image)
+
+
+def _stamp(path: str | None) -> int | None:
+    """A file's modification time (a file changed since makes a new die), if it is one."""
+    try:
+        return os.stat(path).st_mtime_ns if path else None
+    except OSError:
+        return None  # a shipped board's name
 
 
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:

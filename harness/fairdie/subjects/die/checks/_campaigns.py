@@ -1,0 +1,154 @@
+"""The die's campaigns and its energy: fairness under the standard noise
+models, adversarial included (fairdie.subjects.die.lab), the quick power-cut
+campaigns G1-G4 (fairdie.subjects.die.faults), and the charge per press.
+
+The energy estimate needs the die's press (the faces forced through its
+model, else its own rolls), so it is the die's check; the estimate itself
+(:func:`fairdie.verify.estimate`) knows no die.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairdie.subjects.die.checks._report import FairnessReport
+from fairdie.subjects.die.checks._state import DieState
+from fairdie.verify import Context, Result, estimate, fail, ok, skip
+
+__all__ = [
+    "FAULT_CAMPAIGNS",
+    "MAX_ABSENCE",
+    "MAX_SPREAD",
+    "STANDARD_NOISES",
+    "energy",
+    "fairness",
+    "power_cuts",
+]
+
+#: the noise models of the fairness campaign (the README's table), adversarial included
+STANDARD_NOISES = (
+    "floating",
+    "uniform",
+    "stuck:1500",
+    "stuck:1000",
+    "rail-low",
+    "rail-high",
+    "hum:50",
+    "biased:5,1,1,3",
+    "adversarial",
+)
+#: the fairness campaign's criteria: the fair rule's guarantees (README, "The fair die")
+MAX_SPREAD = 3
+MAX_ABSENCE = 39
+#: the power-cut campaigns verify runs, in their quick tier
+FAULT_CAMPAIGNS = ("G1", "G2", "G3", "G4")
+
+
+def fairness(ctx: Context) -> Result:
+    from fairdie.subjects.die.lab._campaign import Campaign, CampaignError, run_campaign
+
+    c, st = ctx.c, DieState.of(ctx)
+    if st.model is None:
+        return skip("no reference model: the fairness campaign judges every press against one")
+    if not c.board.analog:
+        return skip(f"board {c.board.name} has no analog input to feed noise to")
+    rows: dict[str, dict[str, Any]] = {}
+    standard = ctx.o.noises or STANDARD_NOISES
+    per = 1.0 / len(standard)
+    for noise in standard:
+        board, variant, firmware = st.campaign
+        campaign = Campaign(
+            ctx.o.presses, noise, ctx.o.seed, variant=variant, firmware=firmware, board=board
+        )
+        try:
+            r = run_campaign(
+                campaign,
+                jobs=ctx.o.jobs,
+                progress=lambda n: ctx.tick(per * n / ctx.o.presses),
+            )
+        except CampaignError as e:
+            return fail(f"{noise}: {e}", campaigns=rows)
+        st.campaigns[noise] = r
+        rows[noise] = r.as_json()
+    ctx.report.append(FairnessReport(st.campaigns))
+    spread = {n: r["worst_spread"] for n, r in rows.items()}
+    absent = {n: r["longest_absence"] for n, r in rows.items()}
+    over = {n: v for n, v in spread.items() if v > MAX_SPREAD}
+    long = {n: v for n, v in absent.items() if v > MAX_ABSENCE}
+    noises, presses = len(rows), ctx.o.presses
+    if over or long:
+        parts = []
+        if over:
+            worst = max(over, key=lambda n: over[n])
+            parts.append(
+                f"worst spread > {MAX_SPREAD} under {len(over)} of {noises} noises"
+                f" ({worst}: {over[worst]})"
+            )
+        if long:
+            worst = max(long, key=lambda n: long[n])
+            parts.append(
+                f"a face absent > {MAX_ABSENCE} presses under {len(long)} ({worst}: {long[worst]})"
+            )
+        return fail(f"{presses} presses per noise: " + "; ".join(parts), campaigns=rows)
+    return ok(
+        f"{noises} noises x {presses} presses: worst spread {max(spread.values())}"
+        f" (<= {MAX_SPREAD}), longest absence {max(absent.values())} (< {MAX_ABSENCE + 1})",
+        campaigns=rows,
+    )
+
+
+def power_cuts(ctx: Context) -> Result:
+    from fairdie.subjects.die.faults import Target, run_faults
+
+    st = DieState.of(ctx)
+    if st.model is None:
+        return skip("no reference model of what the firmware stores: no state to judge a cut by")
+    board, variant, firmware = st.campaign
+    target = Target(board=board, variant=variant, firmware=firmware)
+    seen = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        ctx.tick(done / total - seen[0])
+        seen[0] = done / total
+
+    report = run_faults(
+        list(FAULT_CAMPAIGNS),
+        target=target,
+        quick=True,
+        seed=ctx.o.seed,
+        jobs=ctx.o.jobs,
+        progress=progress,
+    )
+    st.faults = report
+    out = report.as_json()
+    details = {k: out[k] for k in ("cuts", "images", "presses", "violations", "seconds")}
+    if report.violations:
+        kinds: dict[str, int] = {}
+        first = None
+        for o in report.outcomes.values():
+            for v in o.violations:
+                kinds[v.invariant] = kinds.get(v.invariant, 0) + 1
+                first = first or v
+        assert first is not None
+        by = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+        kept = sum(kinds.values())
+        detail = first.detail if len(first.detail) <= 100 else first.detail[:97] + "..."
+        return fail(
+            f"{report.violations} violations ({by} of the {kept} kept); the first:"
+            f" {first.invariant} {detail}; replay: fairdie faults --replay {first.replay}",
+            replay=first.replay,
+            **details,
+        )
+    return ok(
+        f"{', '.join(FAULT_CAMPAIGNS)} quick tier: {out['cuts']:,} cuts, {out['images']}"
+        f" images booted, 0 violations",
+        **details,
+    )
+
+
+def energy(ctx: Context) -> Result:
+    st = DieState.of(ctx)
+    timelines = st.presses_for_energy()
+    ctx.energy = e = estimate(timelines, ctx.c.board, hold=ctx.o.hold, by_power=st.by_power)
+    st.publish()
+    return ok(e.summary(), **e.as_json())

@@ -1,0 +1,162 @@
+"""What a verify check is, what it returns, and what the checks share.
+
+A :class:`Check` is a named runner ``run(ctx) -> (status, reason, details)``.
+The core's checks need no product; a subject brings its own as a
+:class:`Checks` value its :class:`~fairdie.subjects.Subject` names
+(``checks = "module:attr"``), with the rule saying which boards they apply
+to. Every check returns pass, fail or skipped with a one-line reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from fairdie.board import Board
+    from fairdie.sim import Chip
+    from fairdie.verify._candidate import Candidate
+    from fairdie.verify._energy import Energy
+    from fairdie.verify._timeline import Timeline
+
+__all__ = [
+    "FAIL",
+    "PASS",
+    "SKIP",
+    "Check",
+    "CheckResult",
+    "Checks",
+    "Context",
+    "Options",
+    "ReportPart",
+    "Result",
+    "fail",
+    "ok",
+    "skip",
+]
+
+PASS, FAIL, SKIP = "pass", "fail", "skipped"
+
+#: what a check's runner returns: (status, one-line reason, details for the JSON)
+Result = tuple[str, str, dict[str, Any]]
+
+
+def ok(reason: str, **details: Any) -> Result:
+    return PASS, reason, details
+
+
+def fail(reason: str, **details: Any) -> Result:
+    return FAIL, reason, details
+
+
+def skip(reason: str, **details: Any) -> Result:
+    return SKIP, reason, details
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check: its name, what it checks (one line), and its runner."""
+
+    name: str
+    what: str
+    run: Callable[[Context], Result]
+    #: its share of the progress bar (roughly its share of the time)
+    weight: float = 1.0
+    #: it runs even when ``--only`` leaves it out: later checks need what it finds
+    always: bool = False
+
+
+@dataclass(frozen=True)
+class Checks:
+    """A subject's checks and the boards they apply to.
+
+    ``applies(board)`` is None when they apply, else the reason they are
+    skipped (one line); it raises :class:`~fairdie.errors.FairdieError` for a
+    board the subject claims but cannot use (bad input)."""
+
+    subject: str
+    applies: Callable[[Board], str | None]
+    checks: tuple[Check, ...]
+
+
+@dataclass
+class CheckResult:
+    """One row of the table."""
+
+    name: str
+    status: str  #: "pass", "fail" or "skipped"
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "status": self.status,
+            "reason": self.reason,
+            "details": self.details,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a run may change: campaign sizes, the press's hold, the seed, processes."""
+
+    presses: int = 2000  #: presses per noise in a subject's fairness campaign
+    hold: float = 1.0  #: seconds a press is held
+    seed: int = 0
+    jobs: int = 1
+    noises: tuple[str, ...] | None = None  #: the noise models (None: the subject's standard set)
+
+
+class ReportPart(Protocol):
+    """What a subject's check adds to the HTML report."""
+
+    def html(self) -> str:
+        """A section of the page (escaped HTML)."""
+        ...
+
+    def images(self, folder: Path) -> list[tuple[str, str]]:
+        """Write PNGs into ``folder``; their (title, file name)s."""
+        ...
+
+
+class Context:
+    """What the checks share: the candidate, the options and what earlier checks found."""
+
+    def __init__(self, candidate: Candidate, options: Options, folder: Path) -> None:
+        self.c = candidate
+        self.o = options
+        self.folder = folder  #: a temporary folder for the run's files
+        self.tick: Callable[[float], None] = lambda f: None  #: a fraction of this check done
+        self.runs = False  #: the firmware loads on the board's MCU
+        #: facts a check learnt for the verdict's header and JSON (a subject's model, ...)
+        self.facts: dict[str, Any] = {}
+        self.notes: list[str] = []  #: warnings in the verdict: not failures
+        self.energy: Energy | None = None
+        self.timeline: Timeline | None = None  #: one recorded run, for the timing diagram
+        self.report: list[ReportPart] = []
+        #: a subject's own state, by subject name
+        self.state: dict[str, Any] = {}
+        self._chips: list[Chip] = []
+
+    def chip(self, **options: object) -> Chip:
+        """A fresh chip of the candidate's setup (counted for :meth:`unmodelled`)."""
+        return self.track(self.c.setup.chip(**options))
+
+    def track(self, chip: Chip) -> Chip:
+        """Remember a chip a check made, to report what it did not model."""
+        if all(c is not chip for c in self._chips):
+            self._chips.append(chip)
+        return chip
+
+    def unmodelled(self) -> Sequence[str]:
+        """What the emulation did not model on any chip the checks ran."""
+        seen: dict[str, None] = {}
+        for chip in self._chips:
+            for name in getattr(chip, "unmodelled", ()):
+                seen[str(name)] = None
+        return tuple(seen)

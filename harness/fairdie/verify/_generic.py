@@ -1,0 +1,146 @@
+"""The checks every board gets: the build against the board (its MCU and
+memories, its clock, its LED wiring) and the scenarios the board names.
+
+They need no product: a subject's checks (:class:`~fairdie.verify.Checks`)
+run between the build checks (:data:`BUILD_CHECKS`) and the scenarios
+(:data:`LATE_CHECKS`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fairdie.errors import BoardError, FairdieError
+from fairdie.verify._check import Check, Context, Result, fail, ok, skip
+
+__all__ = ["BUILD_CHECKS", "LATE_CHECKS"]
+
+
+def _mcu(ctx: Context) -> Result:
+    c = ctx.c
+    bd = c.board
+    try:
+        fw = c.setup.load()
+        chip = ctx.chip(trace=False)
+    except FairdieError as e:
+        return fail(f"{e} (board {bd.name}: {bd.mcu})")
+    ctx.runs = True
+    sec = fw.sections.get
+    flash = sec(".text", 0) + sec(".data", 0) if fw.sections else len(fw.flash)
+    ram = chip.ramend + 1 - chip.sram_start
+    eeprom = sec(".eeprom", 0) if fw.sections else len(fw.eeprom or b"")
+    parts = [f"flash {flash}/{chip.flash_size} B"]
+    if fw.sections:
+        parts.append(f"static SRAM {sec('.data', 0) + sec('.bss', 0) + sec('.noinit', 0)}/{ram} B")
+    parts.append(f"EEPROM {eeprom}/{chip.eeprom_size} B")
+    named = c.file.device.name if c.file.device else c.file.mcu
+    head = f"built for the {named}" if named else f"a HEX: taken as the board's {bd.mcu}"
+    return ok(
+        f"{head}; {', '.join(parts)}",
+        flash=flash,
+        flash_size=chip.flash_size,
+        eeprom=eeprom,
+        eeprom_size=chip.eeprom_size,
+    )
+
+
+def _clock(ctx: Context) -> Result:
+    c = ctx.c
+    f, board_f = c.file_f_cpu, c.board.f_cpu
+    where = f"board {c.board.name}: {board_f} Hz"
+    if f is None:
+        what = "a HEX names no clock" if not c.file.sections else "the ELF has no avr_mcu section"
+        return skip(f"{what}: it runs at the board's clock ({where})", board_f_cpu=board_f)
+    if f != board_f:
+        return fail(
+            f"the ELF's avr_mcu section says {f} Hz, the board runs at {board_f} Hz: its"
+            f" timing (ADC instants, timers, timeouts) would be off by x{board_f / f:.3g}",
+            f_cpu=f,
+            board_f_cpu=board_f,
+        )
+    return ok(f"{f} Hz in the ELF's avr_mcu section, as the board ({where})", f_cpu=f)
+
+
+def _wiring(ctx: Context) -> Result:
+    from fairdie.board import check_build
+
+    c = ctx.c
+    bd = c.board
+    if bd.firmware is None:
+        return skip(
+            f"board {bd.name} names no firmware target, so no build to pair with:"
+            " its wiring is judged by what its LEDs show"
+        )
+    c.identify()
+    try:
+        check_build(bd, c.identified)
+    except BoardError as e:
+        return fail(str(e).removeprefix(f"{bd.source}: "), build=c.identified)
+    wired = {"direct": "direct drive", "charlieplex": "charlieplexing", "mixed": "mixed drive"}
+    how = wired.get(bd.led_drive or "", "its LEDs")
+    if c.identified is None:
+        return skip(
+            f"{c.identify_note}: no build to pair with; the board's own build"
+            f" ({bd.variant or 'default'}) fits its {how}, the file's LED drive is judged"
+            " by what its LEDs show"
+        )
+    return ok(f"{c.identify_note}, made for {how}; board {bd.name} is wired for it")
+
+
+def _board_folder(source: str) -> Path:
+    """The folder a board's relative paths start from."""
+    if source.endswith(" (shipped)"):
+        from fairdie.board import shipped_board_file
+
+        return shipped_board_file(source.removesuffix(" (shipped)")).parent
+    return Path(source).parent
+
+
+def _scenarios(ctx: Context) -> Result:
+    c = ctx.c
+    files = tuple(getattr(c.board, "scenarios", ()) or ())
+    if not files:
+        return skip("no scenarios on this board")
+    try:
+        from fairdie.scenario import run_scenario  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return skip("scenarios need fairdie.scenario, which this installation lacks")
+    folder = _board_folder(c.board.source)
+    failed: list[str] = []
+    rows: dict[str, Any] = {}
+    for i, name in enumerate(files):
+        path = Path(name) if Path(name).is_absolute() else folder / name
+        result = run_scenario(path, firmware=c.path, board=c.board, seed=ctx.o.seed)
+        passed = bool(getattr(result, "passed", result))
+        why = str(getattr(result, "reason", "") or "")
+        rows[str(name)] = {"passed": passed, "reason": why}
+        if not passed:
+            failed.append(f"{name}: {why}" if why else str(name))
+        ctx.tick((i + 1) / len(files))
+    if failed:
+        more = f" (+{len(failed) - 1} more)" if len(failed) > 1 else ""
+        return fail(f"{len(failed)} of {len(files)} scenarios failed: {failed[0]}{more}", **rows)
+    return ok(f"{len(files)} scenarios passed: {', '.join(map(str, files))}", scenarios=rows)
+
+
+#: the checks of the build against the board, first, in order
+BUILD_CHECKS: tuple[Check, ...] = (
+    Check(
+        "mcu-and-memory",
+        "built for the board's MCU; fits its flash, SRAM and EEPROM",
+        _mcu,
+        always=True,
+    ),
+    Check("clock", "the clock the build expects (its avr_mcu section) is the board's", _clock),
+    Check(
+        "board-wiring",
+        "the board file is wired as the build drives its LEDs",
+        _wiring,
+        always=True,
+    ),
+)
+#: the checks after every subject's
+LATE_CHECKS: tuple[Check, ...] = (
+    Check("scenarios", "the scenario files the board names ([board] scenarios) pass", _scenarios),
+)
