@@ -22,8 +22,9 @@ SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(wildcard $(SIM)/_shim
 # C and C++ under clang-format: the firmwares shipped in the package (the die
 # and the test firmwares) and the simavr shim (not the cffi-generated _simavr.c).
 # Expanded only when a recipe needs it.
-C_SOURCES = $(sort $(shell find harness/fairdie/firmware -type f \( -name '*.[ch]' -o -name '*.cpp' \) \
-	2>/dev/null) $(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
+C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subjects/*/firmware -type f \
+	\( -name '*.[ch]' -o -name '*.cpp' \) 2>/dev/null) \
+	$(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
 .PHONY: help setup demo test lint format firmware bench campaigns clean distclean
 
@@ -64,10 +65,11 @@ test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; e
 	@$(MAKE) lint
 	$(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
 
-lint: $(STAMP) ## ruff check, ruff format --check, mypy, clang-format --dry-run
+lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-format --dry-run
 	$(VENV)/bin/ruff check harness tests
 	$(VENV)/bin/ruff format --check harness tests
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	clang-format --dry-run --Werror $(C_SOURCES)
 
 format: $(STAMP) ## apply ruff format and clang-format -i

@@ -265,8 +265,7 @@ def _press(a: argparse.Namespace) -> int:
         print(f"display at release: {out['display']}    replay: {a.replay}")
         if out["seed_matters"] is False:
             print(
-                f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same);"
-                " a die whose chance is when it is pressed needs --timing human"
+                f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same)"
             )
         if vcd is not None:
             ev = out["events"]
