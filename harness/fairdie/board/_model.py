@@ -63,7 +63,17 @@ MAX_LED_MA = 40.0
 
 
 _BOARD_KEYS = frozenset(
-    {"name", "mcu", "f_cpu", "vcc_mv", "firmware", "variant", "persistence_ms", "led_ma"}
+    {
+        "name",
+        "mcu",
+        "f_cpu",
+        "vcc_mv",
+        "firmware",
+        "variant",
+        "persistence_ms",
+        "led_ma",
+        "scenarios",
+    }
 )
 _TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker", "die"})
 _LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y", "series"})
@@ -93,7 +103,18 @@ class Board:
     variant: str | None = None  #: build variant
     #: mA through one lit LED or series string (energy estimates only)
     led_ma: float = DEFAULT_LED_MA
+    #: scenario files (``fairdie verify`` runs them), relative to :attr:`folder`
+    scenarios: tuple[str, ...] = ()
     source: str = "<board>"  #: the file it came from
+
+    @property
+    def folder(self) -> Path | None:
+        """The folder the board's relative paths start from (its file's), if any."""
+        if self.source.endswith(" (shipped)"):
+            return shipped_board_file(self.source.removesuffix(" (shipped)")).parent
+        if self.source.startswith("<"):
+            return None
+        return Path(self.source).resolve().parent
 
     @property
     def persistence_cycles(self) -> int:
@@ -194,7 +215,17 @@ def _parse_header(ctx: Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
         "firmware": get_str(ctx, w, t, "firmware", required=False),
         "variant": get_str(ctx, w, t, "variant", required=False),
         "led_ma": positive(ctx, w, t, "led_ma", DEFAULT_LED_MA, MAX_LED_MA),
+        "scenarios": _scenario_files(ctx, w, t),
     }
+
+
+def _scenario_files(ctx: Ctx, where: str, t: Mapping[str, Any]) -> tuple[str, ...]:
+    files = t.get("scenarios", [])
+    if not isinstance(files, list) or not all(isinstance(f, str) and f.strip() for f in files):
+        raise ctx.fail(where, "scenarios must be a list of scenario file paths (TOML)")
+    if len(set(files)) != len(files):
+        raise ctx.fail(where, "scenarios names a file twice")
+    return tuple(files)
 
 
 def _parse_leds(ctx: Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Led, ...]:

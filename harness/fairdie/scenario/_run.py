@@ -312,9 +312,7 @@ def run_scenarios(
     on ``firmware`` and ``board`` when given. Relative paths start from the
     board file's folder. Raises :class:`~fairdie.errors.FairdieError` for a
     bad file before any runs; a failing one is a result."""
-    base = None
-    if board is not None and not board.source.endswith(" (shipped)") and board.source[:1] != "<":
-        base = Path(board.source).resolve().parent
+    base = board.folder if board is not None else None
     files = [Path(p) if base is None or Path(p).is_absolute() else base / p for p in paths]
     scenarios = [load_scenario(p) for p in files]
     return [run_scenario(s, firmware=firmware, board=board, seed=seed) for s in scenarios]

@@ -8,9 +8,6 @@ run between the build checks (:data:`BUILD_CHECKS`) and the scenarios
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from fairdie.errors import BoardError, FairdieError
 from fairdie.verify._check import Check, Context, Result, fail, ok, skip
 
@@ -88,40 +85,26 @@ def _wiring(ctx: Context) -> Result:
     return ok(f"{c.identify_note}, made for {how}; board {bd.name} is wired for it")
 
 
-def _board_folder(source: str) -> Path:
-    """The folder a board's relative paths start from."""
-    if source.endswith(" (shipped)"):
-        from fairdie.board import shipped_board_file
-
-        return shipped_board_file(source.removesuffix(" (shipped)")).parent
-    return Path(source).parent
-
-
 def _scenarios(ctx: Context) -> Result:
+    from fairdie.scenario import run_scenarios
+
     c = ctx.c
-    files = tuple(getattr(c.board, "scenarios", ()) or ())
+    files = c.board.scenarios
     if not files:
-        return skip("no scenarios on this board")
-    try:
-        from fairdie.scenario import run_scenario  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return skip("scenarios need fairdie.scenario, which this installation lacks")
-    folder = _board_folder(c.board.source)
-    failed: list[str] = []
-    rows: dict[str, Any] = {}
-    for i, name in enumerate(files):
-        path = Path(name) if Path(name).is_absolute() else folder / name
-        result = run_scenario(path, firmware=c.path, board=c.board, seed=ctx.o.seed)
-        passed = bool(getattr(result, "passed", result))
-        why = str(getattr(result, "reason", "") or "")
-        rows[str(name)] = {"passed": passed, "reason": why}
-        if not passed:
-            failed.append(f"{name}: {why}" if why else str(name))
-        ctx.tick((i + 1) / len(files))
+        return skip("no scenarios on this board ([board] scenarios = [...])")
+    results = run_scenarios(files, firmware=c.path, board=c.board, seed=ctx.o.seed)
+    ctx.tick(1.0)
+    rows = {name: r.as_json() for name, r in zip(files, results, strict=True)}
+    failed = [r for r in results if not r.passed]
     if failed:
+        first = failed[0]
         more = f" (+{len(failed) - 1} more)" if len(failed) > 1 else ""
-        return fail(f"{len(failed)} of {len(files)} scenarios failed: {failed[0]}{more}", **rows)
-    return ok(f"{len(files)} scenarios passed: {', '.join(map(str, files))}", scenarios=rows)
+        return fail(
+            f"{len(failed)} of {len(files)} scenarios failed: {first.message().splitlines()[0]}"
+            f"{more}",
+            scenarios=rows,
+        )
+    return ok(f"{len(files)} scenarios passed: {', '.join(files)}", scenarios=rows)
 
 
 #: the checks of the build against the board, first, in order

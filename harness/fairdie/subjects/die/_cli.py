@@ -264,9 +264,7 @@ def _press(a: argparse.Namespace) -> int:
             print(draw_table(counts))
         print(f"display at release: {out['display']}    replay: {a.replay}")
         if out["seed_matters"] is False:
-            print(
-                f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same)"
-            )
+            print(f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same)")
         if vcd is not None:
             ev = out["events"]
             print(
