@@ -9,6 +9,7 @@ import pytest
 
 from fairdie.board import INVALID, OFF, Bounce, load_board, parse_board
 from fairdie.errors import BoardError
+from fairdie.subjects.die._board import die_spec
 
 HEAD = {"name": "t", "mcu": "attiny13a", "f_cpu": 1_000_000, "vcc_mv": 3000}
 
@@ -152,8 +153,8 @@ def test_speaker_and_die_tables() -> None:
         die={"roll": "roll", "display": "face", "settle_ms": 200},
     )
     assert b.speaker == "PB3"
-    assert b.die is not None
-    assert (b.die.roll, b.die.display, b.die.counters, b.die.settle_ms) == (
+    assert die_spec(b) is not None
+    assert (die_spec(b).roll, die_spec(b).display, die_spec(b).counters, die_spec(b).settle_ms) == (
         "roll",
         "face",
         None,
@@ -179,7 +180,7 @@ def test_speaker_and_die_mistakes(tables: dict[str, Any], message: str) -> None:
 
 def test_shipped_dice_roll_by_power() -> None:
     for name in ("die-direct", "die-charlieplex"):
-        die = load_board(name).die
+        die = die_spec(load_board(name))
         assert die is not None
         # the table is the build's reference model's (die_t13a/target.toml)
         assert (die.roll, die.counters, die.display) == ("power", None, None)

@@ -9,6 +9,7 @@ import pytest
 
 from fairdie.board import MCU_ADC_PINS, MCU_PINS, parse_board
 from fairdie.errors import BoardError
+from fairdie.subjects.die._board import die_spec
 
 
 def board(mcu: str = "attiny85", **tables: Any) -> Any:
@@ -75,7 +76,7 @@ def test_the_tinyx5_pins(mcu: str) -> None:
 def test_the_eeprom_sizes_bound_a_dies_counters() -> None:
     power = [{"name": "p", "kind": "power"}]
     for mcu, size in (("attiny25", 128), ("attiny45", 256), ("attiny85", 512)):
-        assert board(mcu, button=power, die={"counters": size - 6}).die.counters == size - 6
+        assert die_spec(board(mcu, button=power, die={"counters": size - 6})).counters == size - 6
         with pytest.raises(BoardError, match=f"overrun the {mcu}'s {size} bytes"):
             board(mcu, button=power, die={"counters": size - 5})
 

@@ -59,12 +59,9 @@ Board file schema (TOML)
     [speaker]                # optional
     pin = "PA5"
 
-    [die]                    # optional: the board is a die
-    roll = "power"           # the button that rolls it (default: the power button)
-    display = "face"         # its faces (default: the standard die on LEDs named
-                             # by position: top-left, ..., centre, ...)
-    counters = 0             # EEPROM address of six per-face counters, if kept
-    settle_ms = 50           # how long after a roll its face is read
+    [die]                    # a subject's section: the subject parses it
+                             # (fairdie.subjects; the die's: roll, display,
+                             # counters, settle_ms)
 
 Rules checked, each failing with a one-line :class:`~fairdie.errors.BoardError`
 naming the file, at load time: unknown tables or keys; missing or mistyped
@@ -79,9 +76,8 @@ input or the speaker; a pin used both by an LED and by a button whose
 ``shares`` does not name every LED on it (the message says what to set), or
 naming an LED not on it (a button may share an analog input's pin freely); a
 pull that holds a button at its active level; display symbols naming unknown
-LEDs, LEDs outside the display, or the same lit set twice; a ``[die]`` naming
-an unknown button or display, or counters that overrun the EEPROM (known
-MCUs); a clock outside 1000..32000000 Hz; a supply
+LEDs, LEDs outside the display, or the same lit set twice; a section no
+registered subject reads (each subject checks its own); a clock outside 1000..32000000 Hz; a supply
 outside 1800..5500 mV; a persistence window outside (0, 1000] ms.
 
 A button and LEDs on one pin (``shares``)
@@ -116,7 +112,9 @@ each subject's ``boards/`` folder, :func:`shipped_boards`).
 
 from __future__ import annotations
 
+from fairdie.board._fields import Ctx, check_keys, get_int, get_str, positive, table
 from fairdie.board._leds import LedDecoder
+from fairdie.board._mcus import MCU_EEPROM
 from fairdie.board._model import (
     MCU_ADC_PINS,
     MCU_PINS,
@@ -133,7 +131,6 @@ from fairdie.board._parts import (
     AnalogInput,
     Bounce,
     Button,
-    DieSpec,
     Display,
     Led,
 )
@@ -141,19 +138,25 @@ from fairdie.board._parts import (
 __all__ = [
     "INVALID",
     "MCU_ADC_PINS",
+    "MCU_EEPROM",
     "MCU_PINS",
     "OFF",
     "AnalogInput",
     "Board",
     "Bounce",
     "Button",
-    "DieSpec",
+    "Ctx",
     "Display",
     "Led",
     "LedDecoder",
     "check_build",
+    "check_keys",
+    "get_int",
+    "get_str",
     "load_board",
     "parse_board",
+    "positive",
     "shipped_board_file",
     "shipped_boards",
+    "table",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,7 @@ from fairdie.board._fields import (
     table,
     terminal,
 )
-from fairdie.board._mcus import MCU_ADC_PINS, MCU_EEPROM, MCU_PINS
+from fairdie.board._mcus import MCU_ADC_PINS, MCU_PINS
 from fairdie.board._parts import (
     GND,
     INVALID,
@@ -33,7 +33,6 @@ from fairdie.board._parts import (
     VCC,
     AnalogInput,
     Button,
-    DieSpec,
     Display,
     Led,
 )
@@ -75,13 +74,11 @@ _BOARD_KEYS = frozenset(
         "scenarios",
     }
 )
-_TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker", "die"})
+_TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker"})
 _LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y", "series"})
 _ANALOG_KEYS = frozenset({"pin", "channel"})
 _DISPLAY_KEYS = frozenset({"leds", "symbols"})
 _SPEAKER_KEYS = frozenset({"pin"})
-_DIE_KEYS = frozenset({"roll", "display", "counters", "settle_ms"})
-_SETTLE_MS = 50.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +95,8 @@ class Board:
     buttons: tuple[Button, ...] = ()
     displays: tuple[Display, ...] = ()
     speaker: str | None = None  #: the pin a speaker hangs on
-    die: DieSpec | None = None  #: how it rolls and reads as a die, if it is one
+    #: the sections subjects add (``[die]``), parsed by them: (name, value) pairs
+    sections: tuple[tuple[str, Any], ...] = ()
     firmware: str | None = None  #: build target name
     variant: str | None = None  #: build variant
     #: mA through one lit LED or series string (energy estimates only)
@@ -106,6 +104,10 @@ class Board:
     #: scenario files (``fairdie verify`` runs them), relative to :attr:`folder`
     scenarios: tuple[str, ...] = ()
     source: str = "<board>"  #: the file it came from
+
+    def section(self, name: str) -> Any:
+        """A subject's section of the board file, as its parser made it, or None."""
+        return next((v for k, v in self.sections if k == name), None)
 
     @property
     def folder(self) -> Path | None:
@@ -349,36 +351,22 @@ def _parse_speaker(ctx: Ctx, data: Mapping[str, Any], mcu: str) -> str | None:
     return port_pin(ctx, "[speaker]", "pin", p, mcu)
 
 
-def _parse_die(
-    ctx: Ctx,
-    data: Mapping[str, Any],
-    mcu: str,
-    buttons: tuple[Button, ...],
-    displays: tuple[Display, ...],
-) -> DieSpec | None:
-    if "die" not in data:
-        return None
-    w = "[die]"
-    t = table(ctx, w, data["die"])
-    check_keys(ctx, w, t, _DIE_KEYS)
-    roll = get_str(ctx, w, t, "roll", required=False)
-    if roll is not None and roll not in {b.name for b in buttons}:
-        raise ctx.fail(w, f"roll {roll!r} is not a button of this board")
-    display = get_str(ctx, w, t, "display", required=False)
-    if display is not None and display not in {d.name for d in displays}:
-        raise ctx.fail(w, f"display {display!r} is not a display of this board")
-    counters = get_int(ctx, w, t, "counters", required=False)
-    if counters is not None and not 0 <= counters <= 0xFFFF - 5:
-        raise ctx.fail(w, f"counters {counters} is not an EEPROM address")
-    size = MCU_EEPROM.get(mcu)
-    if counters is not None and size is not None and counters + 6 > size:
-        raise ctx.fail(
-            w,
-            f"counters at {counters}: six counters from there overrun the {mcu}'s {size}"
-            " bytes of EEPROM",
-        )
-    settle = positive(ctx, w, t, "settle_ms", _SETTLE_MS, 60_000)
-    return DieSpec(roll, display, counters, settle)
+def _parse_sections(ctx: Ctx, data: Mapping[str, Any], board: Board) -> Board:
+    """The sections subjects add (fairdie.subjects), each parsed by its subject."""
+    extra = sorted(set(data) - _TOP_KEYS)
+    if not extra:
+        return board
+    from fairdie.subjects import board_sections, resolve
+
+    known = board_sections()
+    parsed = []
+    for name in extra:
+        if name not in known:
+            allowed = ", ".join(sorted(_TOP_KEYS | set(known)))
+            raise ctx.fail("", f"unknown key {name!r} (allowed: {allowed})")
+        where = f"[{name}]"
+        parsed.append((name, resolve(known[name][1])(ctx, table(ctx, where, data[name]), board)))
+    return replace(board, sections=tuple(parsed))
 
 
 def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
@@ -387,7 +375,6 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
     ``source`` names the file in error messages. Raises :class:`BoardError`.
     """
     ctx = Ctx(source)
-    check_keys(ctx, "", data, _TOP_KEYS)
     head = _parse_header(ctx, data)
     mcu = head["mcu"]
     leds = _parse_leds(ctx, data, mcu)
@@ -411,16 +398,16 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
             user = users[speaker]
             user = user if user.startswith("button") else f"LED {user!r}"
             raise ctx.fail("[speaker]", f"{speaker} is also used by {user}")
-    return Board(
+    board = Board(
         leds=leds,
         analog=analog,
         buttons=buttons,
         displays=displays,
         speaker=speaker,
-        die=_parse_die(ctx, data, mcu, buttons, displays),
         source=source,
         **head,
     )
+    return _parse_sections(ctx, data, board)
 
 
 def _shipped() -> dict[str, Path]:

@@ -13,7 +13,6 @@ __all__ = [
     "AnalogInput",
     "Bounce",
     "Button",
-    "DieSpec",
     "Display",
     "Led",
 ]
@@ -118,20 +117,3 @@ class Display:
         if symbol == OFF:
             return frozenset()
         raise KeyError(f"display {self.name!r} has no symbol {symbol!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class DieSpec:
-    """How the board is rolled and read as a die (the board file's ``[die]``).
-
-    ``roll``: the button that rolls it (a power button: each roll is a power
-    cycle). ``display``: the display whose symbols are the faces (``None``:
-    the standard die's faces on LEDs named by die position). ``counters``:
-    the EEPROM address of six per-face counters, if the firmware keeps them.
-    ``settle_ms``: how long after a roll the face must be steady.
-    """
-
-    roll: str | None = None
-    display: str | None = None
-    counters: int | None = None
-    settle_ms: float = 50.0

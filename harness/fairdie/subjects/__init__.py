@@ -10,10 +10,10 @@ package.
 
 The core finds subjects through :func:`registered` alone, and only at run
 time: it imports no subject module by name (``make lint`` enforces this).
-Folders are found without importing the subject, so a board or a build never
-loads a product's Python. A new subject of ours is a new folder plus one line
-in :data:`REGISTRY`; a subject in another package registers itself with an
-entry point in the group ``fairdie.subjects`` (``name = "package.module"``).
+Folders are found without importing the subject, so a build, or a board with
+no subject's section, never loads a product's Python. A new subject of ours
+is a new folder plus one line in :data:`REGISTRY`; a subject in another
+package registers itself with an entry point in the group ``fairdie.subjects`` (``name = "package.module"``).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ __all__ = [
     "Command",
     "Subject",
     "board_folders",
+    "board_sections",
     "command",
     "commands",
     "device_for",
@@ -89,6 +90,9 @@ class Subject:
     checks: str | None = None
     #: pytest plugin module with the subject's fixtures (loaded by the core plugin)
     fixtures: str | None = None
+    #: board-file sections it adds: ``{"die": "module:parser"}``, each parser
+    #: ``f(ctx, table, board) -> value`` (:func:`fairdie.board.parse_board` calls it)
+    board_sections: Mapping[str, str] = field(default_factory=dict)
     #: ``"module:function"`` of ``f(setup) -> Device | None``: the subject's
     #: device for a setup whose board it claims (a board with a ``[die]`` table), else None
     device: str | None = None
@@ -153,6 +157,11 @@ def command(name: str) -> Callable[[list[str]], int] | None:
     """The ``main`` of the subject command ``name``, or None."""
     found = commands().get(name)
     return None if found is None else resolve(found[1].main)
+
+
+def board_sections() -> dict[str, tuple[str, str]]:
+    """Section name -> (subject, ``"module:parser"``) of every subject's board sections."""
+    return {k: (s.name, ref) for s in subjects() for k, ref in s.board_sections.items()}
 
 
 def device_for(setup: Any) -> Any:

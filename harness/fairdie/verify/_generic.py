@@ -91,7 +91,7 @@ def _scenarios(ctx: Context) -> Result:
     c = ctx.c
     files = c.board.scenarios
     if not files:
-        return skip("no scenarios on this board ([board] scenarios = [...])")
+        return skip("no scenarios on this board")
     results = run_scenarios(files, firmware=c.path, board=c.board, seed=ctx.o.seed)
     ctx.tick(1.0)
     rows = {name: r.as_json() for name, r in zip(files, results, strict=True)}

@@ -59,6 +59,7 @@ SUBJECT = Subject(
     device=f"{_CLI}:device_for",
     checks="fairdie.subjects.die.checks:CHECKS",
     fixtures="fairdie.subjects.die._fixtures",
+    board_sections={"die": "fairdie.subjects.die._board:parse_die_section"},
     commands={
         "press": Command(
             "press the emulated die N times (--vcd: record the last press)", f"{_CLI}:press_main"

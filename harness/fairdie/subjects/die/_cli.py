@@ -19,6 +19,7 @@ from fairdie._cmdline import BadInput, Parser, int_in
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
+from fairdie.subjects.die._board import die_spec
 
 __all__ = [
     "DIE_TARGET",
@@ -158,7 +159,7 @@ def make_die(a: argparse.Namespace) -> Any:
 def device_for(setup: Setup) -> Any:
     """The core's hook (:func:`fairdie.subjects.device_for`): a :class:`Die`
     for a setup whose board has a ``[die]`` table, else None."""
-    if setup.board is None or setup.board.die is None:
+    if setup.board is None or die_spec(setup.board) is None:
         return None
     from fairdie.subjects.die import Die
     from fairdie.toolchain import load_target

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from fairdie.board import Board, Bounce, DieSpec, Display, load_board
+from fairdie.board import Board, Bounce, Display, load_board
 from fairdie.device import Device, check_hold, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, load_firmware
 from fairdie.stimulus import HUMAN, PressTiming, parse_timing
+from fairdie.subjects.die._board import DieSpec, die_spec
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
 from fairdie.subjects.die._models import DieModel, model_named
 
@@ -68,7 +69,7 @@ class Die(Device):
         timing: PressTiming | str | None = None,
     ) -> None:
         bd = board if isinstance(board, Board) else load_board(board)
-        spec = bd.die or DieSpec()
+        spec = die_spec(bd) or DieSpec()
         # everything about the board is checked before anything is built
         faces, control = die_parts(bd, roll)
         analog = [a for a in bd.analog if a.name == "noise"] or list(bd.analog[:1])
@@ -297,7 +298,7 @@ def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:
     """The die's face display and the button that rolls it (``roll``, else
     the board's ``[die] roll``, else its power button); a one-line
     :class:`FairdieError` when the board lacks them."""
-    spec = board.die or DieSpec()
+    spec = die_spec(board) or DieSpec()
     return _face_display(board, spec), _roll_control(board, spec, roll)
 
 

@@ -11,6 +11,7 @@ The subject registers :data:`CHECKS` (``Subject.checks``).
 from __future__ import annotations
 
 from fairdie.board import Board
+from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die.checks._behaviour import (
     clear,
     faces,
@@ -47,7 +48,7 @@ __all__ = [
 def applies(board: Board) -> str | None:
     """None for a die's board (a ``[die]`` table), else why the die's checks
     are skipped; a die's board without faces or a roll control is bad input."""
-    if board.die is None:
+    if die_spec(board) is None:
         return f"board {board.name} is no die: no [die] table"
     from fairdie.subjects.die._die import die_parts
 

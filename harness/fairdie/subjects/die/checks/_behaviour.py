@@ -11,6 +11,7 @@ import random
 from collections.abc import Sequence
 
 from fairdie.noise import Codes
+from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die.checks._model import QUICK_HOLD_S
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.subjects.die.checks._report import RollsReport
@@ -150,7 +151,7 @@ def press_counts(ctx: Context) -> Result:
 
 def _counters_count(ctx: Context) -> Result:
     st = DieState.of(ctx)
-    spec = ctx.c.board.die
+    spec = die_spec(ctx.c.board)
     if spec is None or spec.counters is None:
         return skip("no reference model and no [die] counters: the die keeps no table")
     die = st.die()

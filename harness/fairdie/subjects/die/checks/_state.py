@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from fairdie.noise import Codes
+from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die._fresh import FreshDice
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.verify import Context, Timeline
@@ -88,7 +89,7 @@ class DieState:
         """The die's table in an image: its model's reading, else its [die] counters."""
         if self.model is not None:
             return self.model.table(image)
-        spec = self.ctx.c.board.die
+        spec = die_spec(self.ctx.c.board)
         if spec is not None and spec.counters is not None:
             return tuple(image[spec.counters : spec.counters + 6])
         return None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die.suite._support import BOARDS, MODEL_MARK, SeedCountersAt, model_of
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ def die_factory(die_factory: Callable[..., Die]) -> Callable[..., Die]:
 
     def make(**kwargs: Any) -> Die:
         die = die_factory(**kwargs)
-        spec = die.board.die
+        spec = die_spec(die.board)
         if die.model is None and spec is not None and spec.counters is not None:
             die.model = SeedCountersAt(spec.counters)
         return die
