@@ -28,11 +28,13 @@ from fairdie.sim._types import (
     Until,
     parse_pin,
 )
+from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
     from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
 
 __all__ = [
+    "UNMODELLED",
     "AdcConversion",
     "AdcSource",
     "Chip",
@@ -47,6 +49,7 @@ __all__ = [
     "StopReason",
     "Symbol",
     "Trace",
+    "Unmodelled",
     "Until",
     "check_fits",
     "load_firmware",

@@ -126,6 +126,8 @@ class TraceMixin(ChipBase):
             buf += ffi.buffer(ev, n * EVENT.size)
             if n < _TRACE_BATCH:
                 break
+        if pending & 4:
+            self._note_unmodelled()
         if not pending & 2:
             return
         n = lib.fd_log_drain(c, _LOG_BUF, len(_LOG_BUF))
