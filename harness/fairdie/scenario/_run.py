@@ -213,7 +213,7 @@ def _act(step: Step, session: Session) -> list[Failure]:
     elif isinstance(a, Wait):
         session.run_to(chip.cycle + a.time.cycles(chip.frequency))
     elif isinstance(a, WaitUntil):
-        mark, asleep = chip.trace.mark(), session.mode if chip.sleeping else None
+        mark, asleep = chip.trace.mark(), session.mode
         until, done, poll = wait_condition(dev, a.event, a.state)
         if a.state is not None and done(None):
             return []
@@ -272,7 +272,7 @@ def run_scenario(
     for step in sc.steps:
         chip = dev.chip
         start, mark = chip.cycle, chip.trace.mark()
-        asleep = session.mode if chip.powered and chip.sleeping else None
+        asleep = session.mode
         failures = _act(step, session) or check_expect(step.expect, session, mark, asleep)
         outcomes.append(
             StepOutcome(step.number, step.describe(), start, chip.cycle, tuple(failures))

@@ -17,6 +17,7 @@ from fairdie.sim._firmware import (
     load_firmware,
     mcu_matches,
 )
+from fairdie.sim._sleep import SLEEP_MODES, canonical_sleep_mode, sleep_mode_name, sleep_modes
 from fairdie.sim._types import (
     AdcConversion,
     EepromWrite,
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
 
 __all__ = [
+    "SLEEP_MODES",
     "UNMODELLED",
     "AdcConversion",
     "AdcSource",
@@ -51,10 +53,13 @@ __all__ = [
     "Trace",
     "Unmodelled",
     "Until",
+    "canonical_sleep_mode",
     "check_fits",
     "load_firmware",
     "mcu_matches",
     "parse_pin",
+    "sleep_mode_name",
+    "sleep_modes",
 ]
 
 _COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace"}

@@ -133,7 +133,7 @@ class RunMixin(ChipBase):
         mode = int(lib.fd_sleep_mode(self._c))
         if mode < 0:
             return None
-        return self._sleep_names.get(mode, f"reserved ({mode})")
+        return self._sleep_names.get(mode, f"reserved-{mode}")
 
     def cycles_for(self, seconds: float) -> int:
         if not 0 <= seconds <= 1e6:
