@@ -14,8 +14,6 @@ from fairdie.sim._types import Level, PinChange, parse_pin
 class PinsMixin(ChipBase):
     """Pins: levels in the pin model, drives and pulls from outside."""
 
-    _sleep_names: dict[int, str]
-
     def _configure_pins(self) -> None:
         """Tell the shim what simavr 1.6 does not know: compare output pins, PUD,
         SLEEP's enable and mode bits."""

@@ -34,7 +34,6 @@ class RunMixin(ChipBase):
     _adc_error: BaseException | None
     _skip_polling: bool
     _batch: bool
-    _sleep_names: dict[int, str]
     stop_event: Event | None
     power_on_cycle: int
     power_ons: int

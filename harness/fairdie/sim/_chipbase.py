@@ -47,6 +47,7 @@ class ChipBase:
     eeprom_size: int
     ports: str
     trace: Trace
+    _sleep_names: dict[int, str]  #: sleep modes by SM bits
 
     if TYPE_CHECKING:
         # one concern's methods that another calls
@@ -70,3 +71,5 @@ class ChipBase:
         def powered(self) -> bool: ...
         @property
         def sleeping(self) -> bool: ...
+        @property
+        def sleep_mode(self) -> str | None: ...

@@ -35,6 +35,9 @@ class Unmodelled:
     #: (register, bits that count when a write sets them (empty: any), reads count)
     watches: tuple[tuple[str, tuple[str, ...], bool], ...]
 
+    def as_json(self) -> dict[str, str]:
+        return {"name": self.name, "what": self.what, "effect": self.effect}
+
     def warning(self, mcu: str, verb: str = "writes") -> str:
         return (
             f"{mcu}: firmware {verb} {self.name} ({self.what}), which the engine"
