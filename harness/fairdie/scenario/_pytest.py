@@ -1,10 +1,11 @@
 """pytest collects scenario files: each ``test_*.toml`` is one test item run
 on the simulator.
 
-Each item is marked ``sim``. A failing item reports the step and expectation that failed and the command
-that replays it; a bad file is a one-line collection error. ``--fairdie-firmware``,
-``--fairdie-board`` and ``--fairdie-seed``, when given on the command line,
-replace each file's own. The fairdie plugin registers these hooks; alone:
+Each item is marked ``sim``. A failing item reports the step and
+expectation that failed and the command that replays it; a bad file is a
+one-line collection error. ``--fairdie-firmware``, ``--fairdie-board`` and
+``--fairdie-seed``, when given on the command line, replace each file's
+own. The fairdie plugin registers these hooks; alone:
 ``pytest -p fairdie.scenario._pytest``.
 """
 
