@@ -8,7 +8,13 @@ event and prints what it saw: pin edges, the LEDs lit over time, the symbols
 each display showed, tones, EEPROM writes, sleeps and their modes; it exits
 0, or 1 when ``--until``'s event did not come. With ``--scenario`` it runs
 the scenario and exits 0 when every expectation held, 1 naming the step that
-failed. Bad input is one line and exit 2; 130 when interrupted.
+failed. Either way it names what the firmware used that the engine does not
+model (``Chip.unmodelled``). Bad input is one line and exit 2; 130 when
+interrupted.
+
+The parser (:func:`run_parser`) and the runner (:func:`run_command`) are
+shared: ``fairdie trace`` (:mod:`fairdie._trace`) runs exactly as this does
+and then writes the run's VCD.
 """
 
 from __future__ import annotations
@@ -16,20 +22,25 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairdie._cmdline import Parser, int_in, parse
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
     from fairdie.board import Board
+    from fairdie.device import Device
     from fairdie.scenario._model import Expect
 
-__all__ = ["run_main"]
+__all__ = ["After", "run_command", "run_main", "run_parser"]
 
 PROG = "fairdie run"
 _DEFAULT_FOR = "1s"
+#: what a command built on ``fairdie run`` does with the device once it has
+#: run: more keys for the JSON object, and more lines for the text
+After = Callable[["Device", argparse.Namespace], tuple[dict[str, Any], list[str]]]
 
 
 def _time(text: str) -> str:
@@ -42,13 +53,14 @@ def _time(text: str) -> str:
     return text
 
 
-def _parser() -> Parser:
+def run_parser(
+    prog: str = PROG,
+    description: str = "Run a firmware on its board and show what it did, or run a scenario file.",
+) -> Parser:
+    """The options of ``fairdie run`` (a command built on it adds its own)."""
     from fairdie.scenario._model import EVENTS
 
-    p = Parser(
-        prog=PROG,
-        description="Run a firmware on its board and show what it did, or run a scenario file.",
-    )
+    p = Parser(prog=prog, description=description)
     p.add_argument(
         "firmware",
         nargs="?",
@@ -101,7 +113,16 @@ def _until(text: str, board: Board) -> tuple[str | None, Expect | None]:
     return None, Expect(pins=((f"P{port}{bit}", value.lower() == "high"),))
 
 
-def _free_run(a: argparse.Namespace) -> int:
+def _unmodelled(dev: Device) -> tuple[list[dict[str, str]], list[str]]:
+    """What the firmware used that the engine does not model: JSON and lines."""
+    from fairdie.sim import UNMODELLED
+
+    found = [UNMODELLED[n] for n in dev.chip.unmodelled]
+    lines = [f"warning: {u.warning(dev.chip.mcu, 'uses')}" for u in found]
+    return [u.as_json() for u in found], lines
+
+
+def _free_run(a: argparse.Namespace, after: After | None) -> int:
     from fairdie.scenario._bind import check_scenario
     from fairdie.scenario._model import Duration, Scenario, ScenarioError, Step, WaitUntil
     from fairdie.scenario._observe import observe
@@ -121,16 +142,19 @@ def _free_run(a: argparse.Namespace) -> int:
         except ScenarioError as e:  # "--until: step 1: KEY: PROBLEM"
             raise FairdieError(f"--until {a.until!r}: {str(e).split(': ', 3)[-1]}") from None
     seen = observe(dev, time.cycles(dev.chip.frequency), event=event, state=state)
+    unmodelled, warnings = _unmodelled(dev)
+    more, lines = after(dev, a) if after is not None else ({}, [])
     if a.json:
-        print(json.dumps({"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}))
+        out = {"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}
+        print(json.dumps({**out, "unmodelled": unmodelled, **more}))
     else:
         name = fw.path.name if fw.path else a.firmware
         print(f"{name} on {dev.board.name} at {dev.chip.frequency} Hz, seed {a.seed or 0}")
-        print(seen.format())
+        print("\n".join([seen.format(), *warnings, *lines]))
     return 1 if a.until and not seen.seen else 0
 
 
-def _scenario(a: argparse.Namespace) -> int:
+def _scenario(a: argparse.Namespace, after: After | None) -> int:
     from fairdie.scenario import load_scenario, run_scenario
     from fairdie.scenario._subject import resolve_board, resolve_firmware
 
@@ -146,26 +170,46 @@ def _scenario(a: argparse.Namespace) -> int:
             raise FairdieError("give FIRMWARE: the scenario names none")
         fw = resolve_firmware(fw, base, board=bd, mcu=a.mcu, f_cpu=a.f_cpu)
     r = run_scenario(sc, firmware=fw, board=a.board, seed=a.seed)
+    assert r.device is not None
+    more, lines = after(r.device, a) if after is not None else ({}, [])
     if a.json:
-        print(json.dumps(r.as_json()))
+        print(json.dumps({**r.as_json(), **more}))
     elif r.passed:
-        print(f"{sc.source}: {len(r.steps)} steps passed")
+        warnings = _unmodelled(r.device)[1]
+        print("\n".join([f"{sc.source}: {len(r.steps)} steps passed", *warnings, *lines]))
     else:
         print(r.message(), file=sys.stderr)
+        if lines:
+            print("\n".join(lines))
     return 0 if r.passed else 1
 
 
-def run_main(argv: list[str]) -> int:
-    """``fairdie run ARGS``: the exit status."""
-    a = parse(_parser(), argv)
+def run_command(
+    parser: Parser,
+    argv: list[str],
+    *,
+    check: Callable[[argparse.Namespace], None] | None = None,
+    after: After | None = None,
+) -> int:
+    """Parse ``argv`` and run as ``fairdie run`` does: ``check`` looks at
+    the arguments before anything runs, ``after`` at the device once it
+    has run. The exit status (bad input: one line, 2)."""
+    a = parse(parser, argv)
     if isinstance(a, int):
         return a
     try:
         if a.board is not None and a.mcu is not None:
             raise FairdieError("give --board or --mcu, not both (a board names its MCU)")
-        return _scenario(a) if a.scenario is not None else _free_run(a)
+        if check is not None:
+            check(a)
+        return _scenario(a, after) if a.scenario is not None else _free_run(a, after)
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def run_main(argv: list[str]) -> int:
+    """``fairdie run ARGS``: the exit status."""
+    return run_command(run_parser(), argv)

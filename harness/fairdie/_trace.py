@@ -1,33 +1,40 @@
-"""A device's last press as a VCD file: what ``fairdie press --vcd`` writes,
-and what the pytest plugin attaches to a failing test.
+"""A chip's trace as a VCD file: what ``fairdie trace`` writes for any
+firmware on its board, what ``fairdie press --vcd`` writes of a die's last
+press, and what the pytest plugin attaches to a failing test.
 
-The chip records the events in C (``Chip.trace_kinds`` says which); a die
-clears its trace when a press starts, so the trace is the last press. The
-VCD has the pins that did something and the signals the recorded kinds feed
-(``fairdie.sim._vcd``). Nothing here loads the compiled module until a chip
-is used.
+The chip records the events in C (``Chip.trace_kinds`` says which). The VCD
+has the pins that did something, the signals the recorded kinds feed, the
+sleep mode, and, given a board, each LED lit or dark (``led.NAME``) and each
+button pressed or not (``btn.NAME``) (``fairdie.sim._vcd``). Nothing here
+loads the compiled module until a chip is used.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import shlex
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairdie.errors import FairdieError
 from fairdie.sim._types import EventKind, Level, PinChange
-from fairdie.sim._vcd import VCD_KINDS, signals_for
+from fairdie.sim._vcd import VCD_KINDS, Parts, signals_for
 
 if TYPE_CHECKING:
+    from fairdie.board import Board
+    from fairdie.device import Device
     from fairdie.sim import Chip
 
 __all__ = [
     "EVIDENCE_KINDS",
     "TRACE_KINDS",
     "active_pins",
+    "check_vcd_path",
     "check_writable",
     "summary",
+    "trace_main",
     "write",
 ]
 
@@ -52,6 +59,27 @@ def check_writable(path: Path, what: str = "--vcd") -> Path:
     return path
 
 
+def check_vcd_path(path: Path) -> Path:
+    """``path`` for ``--vcd``: writable, and not a file that is something
+    else (a VCD starts with a ``$`` keyword; an ELF, a HEX or a board file
+    the user named by mistake is never overwritten)."""
+    check_writable(path)
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as f:
+            head = f.read(64).lstrip()
+        if not head.startswith(b"$"):
+            raise FairdieError(f"--vcd {path}: exists and is not a VCD file; not overwritten")
+    return path
+
+
+def board_parts(board: Board) -> Parts:
+    """A board's LEDs and buttons, as a VCD names them."""
+    return Parts(
+        leds=[(led.name, led.anode, led.cathode) for led in board.leds],
+        buttons=[(b.name, b.pin, b.active == "high") for b in board.input_buttons if b.pin],
+    )
+
+
 def active_pins(chip: Chip) -> list[str]:
     """The pins worth a wave: each that changes in the trace or is not
     floating now (an MCU's port may have fewer pins than its 8 bits)."""
@@ -67,15 +95,24 @@ def active_pins(chip: Chip) -> list[str]:
     return pins
 
 
-def write(chip: Chip, path: Path, *, comment: str = "") -> Path:
-    """The chip's trace as a VCD at ``path``: the active pins and the
-    signals its trace kinds feed. OSError becomes a one-line FairdieError."""
+def write(chip: Chip, path: Path, *, comment: str = "", board: Board | None = None) -> Path:
+    """The chip's trace as a VCD at ``path``: the active pins (and those of
+    the board's parts), the signals its trace kinds feed, and the board's
+    LEDs and buttons. OSError becomes a one-line FairdieError."""
+    pins = active_pins(chip)
+    parts = None
+    if board is not None:
+        parts = board_parts(board)
+        wired = {p for led in board.leds for p in (led.anode, led.cathode)}
+        wired |= {b.pin for b in board.input_buttons if b.pin}
+        pins = sorted(set(pins) | {p for p in wired if p[:1] == "P"})
     try:
         return chip.write_vcd(
             path,
-            pins=active_pins(chip),
+            pins=pins,
             signals=signals_for(chip.trace_kinds),
             comment=comment,
+            parts=parts,
         )
     except OSError as e:
         raise FairdieError(f"cannot write {path}: {e.strerror or e}") from None
@@ -94,3 +131,42 @@ def summary(chip: Chip) -> dict[str, int]:
     out["first_cycle"] = first if first is not None else chip.cycle
     out["last_cycle"] = last if last is not None else chip.cycle
     return out
+
+
+def trace_main(argv: list[str]) -> int:
+    """``fairdie trace FIRMWARE --vcd FILE [the options of fairdie run]``:
+    run exactly as ``fairdie run`` does, then write the run as a VCD file.
+    The exit status is ``fairdie run``'s."""
+    from fairdie._run_cli import run_command, run_parser
+
+    p = run_parser(
+        "fairdie trace",
+        "Run a firmware as fairdie run does (for a time, until an event, or a scenario)"
+        " and write the run to a VCD file: pins, the board's LEDs and buttons, sleep"
+        " and its mode, EEPROM writes, ADC conversions, power.",
+    )
+    p.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD file to write")
+    replay = shlex.join(["fairdie", "trace", *argv])
+
+    def check(a: argparse.Namespace) -> None:
+        check_vcd_path(a.vcd)
+
+    def after(dev: Device, a: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+        chip = dev.chip
+        fw = chip.firmware.path
+        comment = (
+            f"{replay}\n{fw.name if fw else 'firmware'} on board {dev.board.name}:"
+            f" the {chip.mcu} at {chip.frequency} Hz, seed {chip.seed}"
+        )
+        write(chip, a.vcd, comment=comment, board=dev.board)
+        ev = summary(chip)
+        span = (ev["last_cycle"] - ev["first_cycle"]) / chip.frequency
+        line = (
+            f"wrote {a.vcd}: {ev['pin']} pin changes, {ev['sleep']} sleeps,"
+            f" {ev['eeprom_start']} EEPROM writes, {ev['adc']} ADC conversions,"
+            f" {len(dev.board.leds)} LEDs, {len(dev.board.input_buttons)} buttons"
+            f" over {span:.3f} s"
+        )
+        return {"vcd": str(a.vcd), "events": ev}, [line]
+
+    return run_command(p, argv, check=check, after=after)

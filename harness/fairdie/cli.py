@@ -1,7 +1,7 @@
 """The ``fairdie`` command: the core's commands, then every subject's.
 
 The core's commands work on any firmware and board (``build``, ``run``,
-``verify``, ``debug``); each subject adds its own through the registry
+``trace``, ``verify``, ``debug``); each subject adds its own through the registry
 (:mod:`fairdie.subjects`), the die ``press``, ``roll``, ``demo``, ``lab``,
 ``faults`` and ``bench``. Every command parses its own arguments. Scripts depend on the
 ``--json`` outputs; every error is one line on stderr and a non-zero exit (2
@@ -40,6 +40,12 @@ def _run_main(argv: list[str]) -> int:
     return run_main(argv)
 
 
+def _trace_main(argv: list[str]) -> int:
+    from fairdie._trace import trace_main
+
+    return trace_main(argv)
+
+
 def _debug_main(argv: list[str]) -> int:
     from fairdie.debug import debug_main
 
@@ -50,6 +56,7 @@ def _debug_main(argv: list[str]) -> int:
 CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "build": ("build a firmware target and print its paths and sizes", _build_main),
     "run": ("run any firmware on its board for a time, until an event, or a scenario", _run_main),
+    "trace": ("run as `run` does and write the run to a VCD file (--vcd)", _trace_main),
     "verify": ("check a build on its board in emulation before burning it", _verify_main),
     "debug": ("serve a firmware to avr-gdb (break, step, watch, monitor press)", _debug_main),
 }

@@ -65,8 +65,10 @@ and what was seen, and the ``fairdie run`` command that replays it. The
 command is ``fairdie run`` (:mod:`fairdie._run_cli`); pytest collects
 ``test_*.toml`` files as tests (:mod:`fairdie.scenario._pytest`).
 
-Sleep modes are read as :mod:`fairdie.verify` reads them (simavr sleeps at
-every SLEEP: the run stops there and reads the SM bits). The examples in
+Sleep modes are the engine's: each SLEEP event carries its SM bits and
+:func:`fairdie.sim.sleep_mode_name` names them ("idle", "adc",
+"power-down", "standby", "power-save", "extended-standby"; the datasheets'
+spellings such as "ADC noise reduction" are accepted too). The examples in
 ``examples/scenarios/`` run the engine's test firmwares.
 """
 

@@ -4,18 +4,44 @@ showed, tones, EEPROM writes and sleeps with their modes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from fairdie.device import Device, Tone
 from fairdie.scenario._model import Expect
-from fairdie.scenario._session import Session, wait_condition
-from fairdie.sim import Event, EventKind
-from fairdie.verify._timeline import Sleep, _sleeps
+from fairdie.scenario._session import Session, sleep_event_mode, wait_condition
+from fairdie.sim import Chip, Event, EventKind
 
-__all__ = ["Observation", "observe"]
+__all__ = ["Observation", "Sleep", "observe"]
 
 Segment = tuple[int, int, str]  #: (start, end, what was shown), cycles
+
+
+class Sleep(NamedTuple):
+    """The CPU asleep from ``start`` to ``end`` (cycles) in ``mode``."""
+
+    start: int
+    end: int
+    mode: str
+
+
+def _sleeps(chip: Chip, events: Iterable[Event], end: int, offset: int) -> tuple[Sleep, ...]:
+    """The sleeps in ``events``, each to its wake, reset or power cut (or
+    ``end``), in cycles less ``offset``."""
+    out: list[Sleep] = []
+    asleep: tuple[int, str] | None = None
+    for e in events:
+        if e.kind is EventKind.SLEEP and asleep is None:
+            asleep = (e.cycle, sleep_event_mode(chip, e))
+        elif asleep is not None and (
+            e.kind in (EventKind.WAKE, EventKind.RESET) or (e.kind is EventKind.POWER and e.a == 0)
+        ):
+            out.append(Sleep(asleep[0] - offset, e.cycle - offset, asleep[1]))
+            asleep = None
+    if asleep is not None:
+        out.append(Sleep(asleep[0] - offset, end - offset, asleep[1]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -150,10 +176,7 @@ def observe(
     writes = tuple(
         (e.cycle - start, e.a, e.b, bool(e.c)) for e in events if e.kind is EventKind.EEPROM_DONE
     )
-    sleeps = tuple(
-        Sleep(s.start - start, s.end - start, s.mode, s.enabled, s.watchdog, s.halted)
-        for s in _sleeps(events, session.sleep_at, end)
-    )
+    sleeps = _sleeps(chip, events, end, start)
     tones = tuple(
         Tone(t.start - start, t.end - start, t.frequency_hz, t.duration_s)
         for t in (device.tones(mark) if board.speaker else [])

@@ -31,13 +31,10 @@ from fairdie.scenario._model import (
     WaitUntil,
     step_error,
 )
-from fairdie.sim import parse_pin
-from fairdie.verify._timeline import _MEGA_MODES, _TINY_MODES
+from fairdie.sim import SLEEP_MODES, canonical_sleep_mode, parse_pin
 
 __all__ = ["SLEEP_MODES", "load_scenario", "parse_scenario"]
 
-#: the sleep modes an expectation may name (as fairdie.verify names them)
-SLEEP_MODES = frozenset(_TINY_MODES.values()) | frozenset(_MEGA_MODES.values())
 _TOP_KEYS = ("scenario", "step")
 _HEAD_KEYS = ("name", "firmware", "board", "seed", "powered")
 _ACTIONS = ("power", "press", "release", "analog", "wait", "until")
@@ -212,10 +209,11 @@ def _parse_expect(
         out["eeprom"] = _parse_eeprom(w, t["eeprom"])
     if "sleep" in t:
         s = t["sleep"]
-        if not isinstance(s, bool) and (not isinstance(s, str) or s.lower() not in SLEEP_MODES):
+        mode = canonical_sleep_mode(s) if isinstance(s, str) else None
+        if not isinstance(s, bool) and mode is None:
             modes = ", ".join(sorted(SLEEP_MODES))
             raise w.fail(f"{key}.sleep", f"expected true, false or a mode ({modes}), got {s!r}")
-        out["sleep"] = s if isinstance(s, bool) else s.lower()
+        out["sleep"] = s if isinstance(s, bool) else mode
     if "quiet" in t:
         if not isinstance(t["quiet"], bool):
             raise w.fail(f"{key}.quiet", f"expected true or false, got {t['quiet']!r}")

@@ -1,10 +1,11 @@
 """pytest collects scenario files: each ``test_*.toml`` is one test item run
 on the simulator.
 
-A failing item reports the step and expectation that failed and the command
-that replays it; a bad file is a one-line collection error. ``--fairdie-firmware``,
-``--fairdie-board`` and ``--fairdie-seed``, when given on the command line,
-replace each file's own. The fairdie plugin registers these hooks; alone:
+Each item is marked ``sim``. A failing item reports the step and
+expectation that failed and the command that replays it; a bad file is a
+one-line collection error. ``--fairdie-firmware``, ``--fairdie-board`` and
+``--fairdie-seed``, when given on the command line, replace each file's
+own. The fairdie plugin registers these hooks; alone:
 ``pytest -p fairdie.scenario._pytest``.
 """
 
@@ -17,7 +18,7 @@ import pytest
 
 from fairdie.errors import FairdieError
 
-__all__ = ["ScenarioFile", "ScenarioItem", "pytest_collect_file"]
+__all__ = ["ScenarioFile", "ScenarioItem", "pytest_collect_file", "pytest_configure"]
 
 
 class ScenarioFailed(Exception):
@@ -39,6 +40,7 @@ class ScenarioItem(pytest.Item):
     def __init__(self, *, scenario: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario = scenario
+        self.add_marker("sim")  # it runs on the simulator: -m "not sim" leaves it out
 
     def _option(self, name: str) -> str | None:
         try:
@@ -73,6 +75,10 @@ class ScenarioItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"scenario {self.scenario.name or self.path.name}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "sim: needs avr-gcc and the compiled simavr binding")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,7 @@ from fairdie.scenario._model import (
 from fairdie.scenario._parse import load_scenario
 from fairdie.scenario._session import Session, wait_condition
 from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
-from fairdie.sim import Firmware
+from fairdie.sim import UNMODELLED, Firmware
 
 if TYPE_CHECKING:
     from fairdie.device import Device
@@ -80,6 +80,14 @@ class ScenarioResult:
     seed: int
     frequency: int
     replay: str  #: the ``fairdie run`` command that replays it
+    #: the device it ran on, as the run left it (its chip's trace, for a VCD)
+    device: Device | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def unmodelled(self) -> tuple[str, ...]:
+        """What the firmware used that the engine does not model (see
+        :attr:`fairdie.sim.Chip.unmodelled`)."""
+        return () if self.device is None else self.device.chip.unmodelled
 
     @property
     def passed(self) -> bool:
@@ -97,6 +105,8 @@ class ScenarioResult:
         head = f"{self.scenario.source}: step {bad.number} ({bad.description})"
         at = f" at {bad.end / self.frequency * 1000:.3f} ms"
         lines = [head + at + ":"] + [f"  {f.describe()}" for f in bad.failures]
+        mcu = "" if self.device is None else self.device.chip.mcu
+        lines += [f"note: {UNMODELLED[n].warning(mcu, 'uses')}" for n in self.unmodelled]
         return "\n".join([*lines, f"replay: {self.replay}"])
 
     def as_json(self) -> dict[str, Any]:
@@ -108,6 +118,7 @@ class ScenarioResult:
             "board": self.board,
             "seed": self.seed,
             "replay": self.replay,
+            "unmodelled": [UNMODELLED[n].as_json() for n in self.unmodelled],
             "steps": [
                 {
                     "step": s.number,
@@ -213,7 +224,7 @@ def _act(step: Step, session: Session) -> list[Failure]:
     elif isinstance(a, Wait):
         session.run_to(chip.cycle + a.time.cycles(chip.frequency))
     elif isinstance(a, WaitUntil):
-        mark, asleep = chip.trace.mark(), session.mode if chip.sleeping else None
+        mark, asleep = chip.trace.mark(), session.mode
         until, done, poll = wait_condition(dev, a.event, a.state)
         if a.state is not None and done(None):
             return []
@@ -272,7 +283,7 @@ def run_scenario(
     for step in sc.steps:
         chip = dev.chip
         start, mark = chip.cycle, chip.trace.mark()
-        asleep = session.mode if chip.powered and chip.sleeping else None
+        asleep = session.mode
         failures = _act(step, session) or check_expect(step.expect, session, mark, asleep)
         outcomes.append(
             StepOutcome(step.number, step.describe(), start, chip.cycle, tuple(failures))
@@ -287,6 +298,7 @@ def run_scenario(
         seed=seed,
         frequency=dev.chip.frequency,
         replay=replay_command(str(fw.path), bd, dev, sc.source, seed),
+        device=dev,
     )
 
 

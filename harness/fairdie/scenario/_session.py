@@ -1,8 +1,7 @@
 """A device run piece by piece: to a cycle, or until an event or a state.
 
-simavr sleeps at every SLEEP whatever the mode bits say, so a session stops
-at each SLEEP event and reads the mode where the chip keeps it, as
-:mod:`fairdie.verify` does (its register reader is reused here). Waits for
+The engine reports each sleep's mode (the SLEEP event's ``b`` is 1 + the
+SM bits; :func:`fairdie.sim.sleep_mode_name` names it). Waits for
 what an eye sees (LEDs, displays) look every millisecond of chip time; waits
 for engine events (sleep, wake, EEPROM writes, pin levels, speaker edges)
 stop on the event itself, to the cycle.
@@ -14,32 +13,36 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fairdie.scenario._model import Expect
-from fairdie.sim import Event, EventKind, Until
-from fairdie.verify._timeline import _Registers
+from fairdie.sim import Event, EventKind, Until, sleep_mode_name
 
 if TYPE_CHECKING:
     from fairdie.device import Device
     from fairdie.sim import Chip
 
-__all__ = ["POLL_S", "Session", "state_holds", "wait_condition"]
+__all__ = ["POLL_S", "Session", "sleep_event_mode", "state_holds", "wait_condition"]
 
-_SLEEP = Until(kinds=EventKind.SLEEP)
 #: how often a wait for an LED or display looks, in seconds of chip time
 POLL_S = 0.001
 Done = Callable[[Event | None], bool]
 
 
+def sleep_event_mode(chip: Chip, event: Event) -> str:
+    """The mode of a SLEEP event, as the engine reported it."""
+    return sleep_mode_name(chip.mcu, event.b - 1) if event.b else "unknown"
+
+
 class Session:
-    """A device and what its run has shown so far: the mode of each SLEEP."""
+    """A device, run piece by piece."""
 
     def __init__(self, device: Device) -> None:
         self.device = device
         self.chip: Chip = device.chip
-        self._regs = _Registers(self.chip)
-        #: (mode, SE set, watchdog on) at each SLEEP, by cycle
-        self.sleep_at: dict[int, tuple[str, bool, bool]] = {}
-        self.mode = "idle"  #: the mode of the last SLEEP seen
         self.poll = max(1, self.chip.cycles_for(POLL_S))
+
+    @property
+    def mode(self) -> str | None:
+        """The mode the chip sleeps in now (None: awake or off)."""
+        return self.chip.sleep_mode if self.chip.powered else None
 
     def run_to(
         self, end: int, *, until: Until | None = None, done: Done | None = None, poll: bool = False
@@ -48,14 +51,10 @@ class Session:
         at each stop on ``until`` and (``poll``) each millisecond. Returns
         whether ``done`` held. An unpowered chip does not run."""
         chip = self.chip
-        stops = _SLEEP if until is None else _SLEEP | until
         while chip.powered and chip.cycle < end:
             to = min(end, chip.cycle + self.poll) if poll else end
-            chip.run(to_cycle=to, until=stops)
+            chip.run(to_cycle=to, until=until)
             ev = chip.stop_event
-            if ev is not None and ev.kind is EventKind.SLEEP:
-                self.sleep_at[ev.cycle] = state = self._regs.sleep_state()
-                self.mode = state[0]
             if done is not None and (poll or ev is not None) and done(ev):
                 return True
         return False
@@ -64,8 +63,9 @@ class Session:
         """The modes of the sleeps from trace position ``since`` on: ``already``
         (the mode the chip was asleep in then, if it was), then each SLEEP's."""
         modes = [already] if already else []
-        for e in self.chip.trace.events(EventKind.SLEEP, since):
-            modes.append(self.sleep_at.get(e.cycle, (self.mode,))[0])
+        modes += [
+            sleep_event_mode(self.chip, e) for e in self.chip.trace.events(EventKind.SLEEP, since)
+        ]
         return modes
 
 

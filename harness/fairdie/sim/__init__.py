@@ -17,6 +17,7 @@ from fairdie.sim._firmware import (
     load_firmware,
     mcu_matches,
 )
+from fairdie.sim._sleep import SLEEP_MODES, canonical_sleep_mode, sleep_mode_name, sleep_modes
 from fairdie.sim._types import (
     AdcConversion,
     EepromWrite,
@@ -28,11 +29,14 @@ from fairdie.sim._types import (
     Until,
     parse_pin,
 )
+from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
     from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
 
 __all__ = [
+    "SLEEP_MODES",
+    "UNMODELLED",
     "AdcConversion",
     "AdcSource",
     "Chip",
@@ -47,11 +51,15 @@ __all__ = [
     "StopReason",
     "Symbol",
     "Trace",
+    "Unmodelled",
     "Until",
+    "canonical_sleep_mode",
     "check_fits",
     "load_firmware",
     "mcu_matches",
     "parse_pin",
+    "sleep_mode_name",
+    "sleep_modes",
 ]
 
 _COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace"}

@@ -88,7 +88,8 @@ typedef struct fd_info {
     uint32_t ioend;
     uint32_t frequency;
     uint32_t snapshot_size;
-    char ports[12]; /* letters of the I/O ports, NUL terminated */
+    uint32_t self_programming; /* simavr models SPM on this core */
+    char ports[12];            /* letters of the I/O ports, NUL terminated */
 } fd_info;
 
 typedef struct fd_ee_write {
@@ -195,10 +196,19 @@ void fd_trace_mask(fd_chip *chip, uint32_t kinds);
 /* simavr's log lines at or below a level (simavr's LOG_ERROR 2, LOG_WARNING
  * 3, LOG_TRACE 4, LOG_DEBUG 5), kept until drained; fd_log_drain returns the
  * bytes copied (lines end in a newline, the level digit first). fd_pending:
- * bit 0 = trace events wait, bit 1 = log lines wait. */
+ * bit 0 = trace events wait, bit 1 = log lines wait, bit 2 = an unmodelled
+ * register was first used (fd_unmodelled_seen). */
 void fd_log_level(fd_chip *chip, int level);
 uint32_t fd_log_drain(fd_chip *chip, char *out, uint32_t max);
 uint32_t fd_pending(fd_chip *chip);
+
+/* Registers of what simavr does not model: watch the data address (an I/O
+ * register) for a write setting a bit of mask (0: no write counts) and, with
+ * reads, any read; the first such write sets bit index (0..30) of
+ * fd_unmodelled_seen's answer, the first such read bit index + 1. Returns 0, or -1 for a bad
+ * address or too many (at most 12). fd_unmodelled_seen clears fd_pending's bit 2. */
+int fd_unmodelled_watch(fd_chip *chip, uint32_t address, uint8_t mask, int reads, uint32_t index);
+uint32_t fd_unmodelled_seen(fd_chip *chip);
 
 /* Snapshots: the whole chip in a buffer of info.snapshot_size bytes. */
 void fd_snapshot(fd_chip *chip, uint8_t *out);

@@ -6,7 +6,8 @@ counted in CPU cycles; seconds appear only as conveniences at the edges.
 running and power (``_chip_run``), pins (``_chip_pins``), LEDs
 (``_chip_leds``), the ADC (``_chip_adc``), EEPROM (``_chip_eeprom``), memory
 (``_chip_memory``), snapshots (``_chip_snapshot``), debugging
-(``_chip_debug``) and the trace (``_trace``).
+(``_chip_debug``), the trace (``_trace``) and what the engine does not
+model (``_chip_unmodelled``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fairdie.sim._chip_memory import MemoryMixin
 from fairdie.sim._chip_pins import PinsMixin
 from fairdie.sim._chip_run import RunMixin
 from fairdie.sim._chip_snapshot import Snapshot, SnapshotMixin
+from fairdie.sim._chip_unmodelled import UnmodelledMixin
 from fairdie.sim._chipbase import check, check_range
 from fairdie.sim._firmware import Firmware, check_fits, load_firmware, mcu_matches
 from fairdie.sim._simavr import ffi, lib
@@ -64,6 +66,7 @@ class Chip(
     SnapshotMixin,
     DebugMixin,
     TraceMixin,
+    UnmodelledMixin,
 ):
     """One simulated AVR, created powered off with its firmware in flash.
 
@@ -137,6 +140,7 @@ class Chip(
         self.ports = ffi.string(info.ports).decode()
         self._snapshot_size = int(info.snapshot_size)
         self._ee_buf = ffi.new("uint8_t[]", max(1, self.eeprom_size))
+        self._watch_unmodelled(bool(info.self_programming))
 
         check_fits(
             fw,

@@ -7,25 +7,12 @@ from fairdie.sim._chipbase import ChipBase, check
 from fairdie.sim._pinout import compare_pins
 from fairdie.sim._regs import bit_location, register_map
 from fairdie.sim._simavr import ffi, lib
+from fairdie.sim._sleep import sleep_bits, sleep_modes
 from fairdie.sim._types import Level, PinChange, parse_pin
-
-_SLEEP_REGS = ("MCUCR", "SMCR")
-#: sleep modes by SM bits: two bits on the ATtiny parts, three on the ATmega ones
-_TINY_SLEEP = {0: "idle", 1: "adc", 2: "power-down", 3: "standby"}
-_MEGA_SLEEP = {
-    0: "idle",
-    1: "adc",
-    2: "power-down",
-    3: "power-save",
-    6: "standby",
-    7: "extended-standby",
-}
 
 
 class PinsMixin(ChipBase):
     """Pins: levels in the pin model, drives and pulls from outside."""
-
-    _sleep_names: dict[int, str]
 
     def _configure_pins(self) -> None:
         """Tell the shim what simavr 1.6 does not know: compare output pins, PUD,
@@ -42,12 +29,10 @@ class PinsMixin(ChipBase):
         if pud is not None:
             lib.fd_set_pud(self._c, *pud)
         self._sleep_names = {}
-        se = bit_location(self.mcu, "SE", _SLEEP_REGS)
-        sm = [bit_location(self.mcu, f"SM{i}", _SLEEP_REGS) for i in range(3)]
-        if se is not None and sm[0] is not None:
-            width = 1 + (sm[1] is not None) + (sm[1] is not None and sm[2] is not None)
-            lib.fd_set_sleep_bits(self._c, *se, *sm[0], width)
-            self._sleep_names = _MEGA_SLEEP if width == 3 else _TINY_SLEEP
+        se, sm = sleep_bits(self.mcu)
+        if se is not None and sm:
+            lib.fd_set_sleep_bits(self._c, *se, *sm[0], len(sm))
+            self._sleep_names = sleep_modes(self.mcu)
 
     def _pin(self, name: str) -> tuple[str, int]:
         try:

@@ -34,7 +34,6 @@ class RunMixin(ChipBase):
     _adc_error: BaseException | None
     _skip_polling: bool
     _batch: bool
-    _sleep_names: dict[int, str]
     stop_event: Event | None
     power_on_cycle: int
     power_ons: int
@@ -133,7 +132,7 @@ class RunMixin(ChipBase):
         mode = int(lib.fd_sleep_mode(self._c))
         if mode < 0:
             return None
-        return self._sleep_names.get(mode, f"reserved ({mode})")
+        return self._sleep_names.get(mode, f"reserved-{mode}")
 
     def cycles_for(self, seconds: float) -> int:
         if not 0 <= seconds <= 1e6:

@@ -139,6 +139,7 @@ void fd_get_info(fd_chip *c, fd_info *info) {
     info->eeprom_size = c->ee ? c->ee->size : 0;
     info->frequency = avr->frequency;
     info->snapshot_size = fd_snapshot_size(c);
+    info->self_programming = (uint32_t)c->snap_flash;
     for (int i = 0; i < c->nports && i < 11; i++)
         info->ports[i] = c->port[i].name;
 }

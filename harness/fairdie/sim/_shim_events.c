@@ -91,7 +91,9 @@ void fd_log_level(fd_chip *c, int level) {
         c->avr->log = (uint8_t)level;
 }
 
-uint32_t fd_pending(fd_chip *c) { return (c->ntrace ? 1u : 0u) | (c->nlog ? 2u : 0u); }
+uint32_t fd_pending(fd_chip *c) {
+    return (c->ntrace ? 1u : 0u) | (c->nlog ? 2u : 0u) | (c->unmod_new ? 4u : 0u);
+}
 
 uint32_t fd_log_drain(fd_chip *c, char *out, uint32_t max) {
     uint32_t n = c->nlog < max ? c->nlog : max;

@@ -12,6 +12,7 @@
  *   _shim_debug.c     breakpoints, data watches, a step range
  *   _shim_run.c       the run loop, interrupts, polling loops, reset, power
  *   _shim_sleep.c     SLEEP, and the datasheet's sleep modes
+ *   _shim_unmodelled.c the firmware's first use of what simavr does not model
  * See _shim.h for what it fixes and why, _api.h for what Python sees. Built
  * by cffi (see _build.py) as further sources of the extension; the only
  * symbol they expect from the generated module is fd_py_adc, the extern
@@ -54,6 +55,7 @@
 #define FD_LOG_CAP 8192u
 #define FD_MAX_TIMERS 4
 #define FD_MAX_FROZEN 16 /* cycle timers held while a sleep mode stops their clock */
+#define FD_MAX_UNMODELLED 12
 /* With FD_FIX_MEMORY the data space covers every 16-bit address and flash
  * every address LPM's Z reaches: simavr 1.6 stores stray writes below
  * 32 + MAX_IOs without a bounds check, and reads past its buffers after it
@@ -131,6 +133,17 @@ typedef struct fd_state {
     uint64_t masked; /* interrupt table entries masked while asleep */
     uint64_t flags;  /* their raised flags when the sleep began */
 } fd_state;
+
+/* A register of something simavr does not model, watched (fd_unmodelled_watch). */
+typedef struct fd_unmod {
+    struct fd_chip *chip;
+    uint8_t mask;  /* a write setting one of these bits counts (0: writes do not) */
+    uint8_t index; /* the bit it sets in unmod_seen */
+    avr_io_write_t orig_w;
+    void *orig_wp;
+    avr_io_read_t orig_r;
+    void *orig_rp;
+} fd_unmod;
 
 /* Breakpoints, data watches and a step range (fd_debug_*): settings of a
  * debugger, not state of the chip, so no snapshot holds them. */
@@ -218,6 +231,12 @@ struct fd_chip {
     int npolled;
 
     fd_debug dbg;
+
+    /* unmodelled registers: not chip state (a snapshot does not unsee them) */
+    fd_unmod unmod[FD_MAX_UNMODELLED];
+    int nunmod;
+    uint32_t unmod_seen; /* bit n: the access of index n happened */
+    int unmod_new;       /* since fd_unmodelled_seen last looked */
 };
 
 /* ---- batches of instructions ---------------------------------------------- */

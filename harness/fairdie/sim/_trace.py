@@ -6,10 +6,14 @@ import logging
 import struct
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fairdie.sim._chipbase import ChipBase
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
+
+if TYPE_CHECKING:
+    from fairdie.sim._vcd import Parts
 
 EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
 _TRACE_BATCH = 1 << 14
@@ -126,6 +130,8 @@ class TraceMixin(ChipBase):
             buf += ffi.buffer(ev, n * EVENT.size)
             if n < _TRACE_BATCH:
                 break
+        if pending & 4:
+            self._note_unmodelled()
         if not pending & 2:
             return
         n = lib.fd_log_drain(c, _LOG_BUF, len(_LOG_BUF))
@@ -146,11 +152,13 @@ class TraceMixin(ChipBase):
         signals: Iterable[str] = ("sleep", "eeprom_busy", "adc_mv"),
         since: int = 0,
         comment: str = "",
+        parts: Parts | None = None,
     ) -> Path:
         """Write the recorded trace (from trace position ``since``) as a VCD file
-        (pyvcd; ``fairdie.sim._vcd`` lists the signals). Pins default to every
-        pin of every port; a value no event changes is the chip's now."""
-        from fairdie.sim._vcd import ChipState, write_vcd
+        (pyvcd; ``fairdie.sim._vcd`` lists the signals), with a board's LEDs
+        and buttons when ``parts`` names them. Pins default to every pin of
+        every port; a value no event changes is the chip's now."""
+        from fairdie.sim._vcd import ChipState, Parts, write_vcd
 
         names = (
             list(pins) if pins is not None else [f"P{p}{b}" for p in self.ports for b in range(8)]
@@ -162,7 +170,11 @@ class TraceMixin(ChipBase):
             powered=self.powered,
             sleeping=self.sleeping,
             eeprom_busy=self.eeprom_in_flight is not None,
+            sleep_mode=self.sleep_mode,
         )
+        if parts is None or not parts.sleep_names:
+            base = parts or Parts()
+            parts = Parts(base.leds, base.buttons, self._sleep_names)
         return write_vcd(
             Path(path),
             frequency=self.frequency,
@@ -172,4 +184,5 @@ class TraceMixin(ChipBase):
             end=self.cycle,
             state=state,
             comment=comment,
+            parts=parts,
         )

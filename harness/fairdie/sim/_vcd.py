@@ -18,7 +18,15 @@ signal          width  from
 ``adc``         1      a strobe: 1 for the cycle an ADC conversion starts
 ``adc_mv``      32     the millivolts fed to that conversion
 ``adc_code``    10     the code the firmware reads from it
+``sleep_mode``  text   SLEEP (its mode: "idle", "power-down", ...), WAKE
+                       and power off ("awake")
 ==============  =====  ===================================================
+
+A board's parts may be added, each in a scope of its own: ``led.NAME`` is 1
+while the LED is lit (its anode driven high and its cathode driven low, as
+the chip's LED integrator has it), ``btn.NAME`` 1 while the button is
+pressed (the outside world drives its pin at the active level). Both are
+made from the pin events alone.
 
 A signal is only as complete as the trace: its event kinds must have been
 in ``Chip.trace_kinds`` (:func:`signals_for` names the signals a set of kinds
@@ -37,7 +45,7 @@ from vcd import VCDWriter
 
 from fairdie.sim._types import Event, EventKind, Level, parse_pin
 
-__all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "signals_for", "write_vcd"]
+__all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "signals_for", "write_vcd"]
 
 #: the event kinds a VCD shows: pins, sleep, EEPROM writes, conversions and power
 VCD_KINDS = (
@@ -60,6 +68,7 @@ SIGNALS: dict[str, int] = {
     "adc": 1,
     "adc_mv": 32,
     "adc_code": 10,
+    "sleep_mode": 0,  # a string variable
 }
 _EEPROM = EventKind.EEPROM_START | EventKind.EEPROM_DONE
 _NEEDS: dict[str, EventKind] = {
@@ -71,7 +80,10 @@ _NEEDS: dict[str, EventKind] = {
     "adc": EventKind.ADC,
     "adc_mv": EventKind.ADC,
     "adc_code": EventKind.ADC,
+    "sleep_mode": EventKind.SLEEP | EventKind.WAKE,
 }
+_AWAKE = "awake"
+_SUPPLY = {"VCC": True, "GND": False}
 _PIN_VALUE = {
     Level.LOW: "0",
     Level.HIGH: "1",
@@ -91,6 +103,18 @@ class ChipState:
     powered: bool | None = None
     sleeping: bool | None = None
     eeprom_busy: bool | None = None
+    sleep_mode: str | None = None  #: the mode it sleeps in (None: awake or unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """A board's parts for a VCD: LEDs as (name, anode, cathode), pins or
+    ``"VCC"``/``"GND"``; buttons as (name, pin, active high)."""
+
+    leds: Sequence[tuple[str, str, str]] = ()
+    buttons: Sequence[tuple[str, str, bool]] = ()
+    #: sleep mode names by SM bits (the SLEEP event's b is 1 + them)
+    sleep_names: Mapping[int, str] = field(default_factory=dict)
 
 
 def signals_for(kinds: EventKind) -> tuple[str, ...]:
@@ -102,11 +126,11 @@ def _changes(e: Event) -> list[tuple[str, _Value]]:
     """The signal values an event sets at its cycle."""
     k = e.kind
     if k is EventKind.POWER:
-        return [("power", e.a)] if e.a else [("power", 0), ("sleep", 0)]
+        return [("power", e.a)] if e.a else [("power", 0), ("sleep", 0), ("sleep_mode", -1)]
     if k is EventKind.SLEEP:
-        return [("sleep", 1)]
+        return [("sleep", 1), ("sleep_mode", e.b - 1)]
     if k is EventKind.WAKE:
-        return [("sleep", 0)]
+        return [("sleep", 0), ("sleep_mode", -1)]
     if k is EventKind.EEPROM_START:
         return [("eeprom_busy", 1), ("eeprom_addr", e.a), ("eeprom_data", e.c & 0xFF)]
     if k is EventKind.EEPROM_DONE:
@@ -128,26 +152,65 @@ def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
     for name, known in at_end.items():
         if known is not None:
             init[name] = int(known)
+    if state.sleeping is not None:
+        init["sleep_mode"] = (state.sleep_mode or "unknown") if state.sleeping else _AWAKE
     first: set[str] = set()
     for e in events:
         for name, value in _changes(e):
-            if name in first or (name == "sleep" and e.kind is EventKind.POWER):
+            if name in first or (name.startswith("sleep") and e.kind is EventKind.POWER):
                 continue  # a power cut says nothing of the sleep before it
             first.add(name)
             if name in ("power", "sleep", "eeprom_busy"):
                 init[name] = 1 - int(value)
+            elif name == "sleep_mode":
+                init[name] = _AWAKE if e.kind is EventKind.SLEEP else "unknown"
             elif name != "adc":
                 init.pop(name, None)  # a vector is unknown until its first value
     return init
 
 
-def _pin_initial(events: Sequence[Event], pins: Sequence[str], state: ChipState) -> dict[str, str]:
+def _end(words: Mapping[str, int], terminal: str, want: Level) -> bool | None:
+    """An LED's terminal is where it must be to light: a supply always, a
+    pin when driven to ``want`` (None: its port is unknown)."""
+    supply = _SUPPLY.get(terminal.upper())
+    if supply is not None:
+        return supply == (want is Level.HIGH)
+    port, bit = parse_pin(terminal)
+    word = words.get(port)
+    return None if word is None else Level.of(word, bit) is want
+
+
+def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
+    """Each LED's and button's value (``led.NAME``, ``btn.NAME``) for these
+    port state words: x while a pin's port is unknown."""
+    out: dict[str, str] = {}
+    for name, anode, cathode in parts.leds:
+        ends = (_end(words, anode, Level.HIGH), _end(words, cathode, Level.LOW))
+        out[f"led.{name}"] = "x" if None in ends else "1" if all(ends) else "0"
+    for name, pin, active_high in parts.buttons:
+        port, bit = parse_pin(pin)
+        word = words.get(port)
+        if word is None:
+            out[f"btn.{name}"] = "x"
+        else:
+            outside = (word >> (16 + bit)) & 1
+            out[f"btn.{name}"] = "1" if outside and (word >> bit & 1) == active_high else "0"
+    return out
+
+
+def _first_words(events: Sequence[Event], state: ChipState) -> dict[str, int]:
+    """Each port's state word before the first event (None: unknown)."""
     words = dict(state.ports)
     seen: set[str] = set()
     for e in events:
         if e.kind is EventKind.PIN and chr(e.a) not in seen:
             seen.add(chr(e.a))
             words[chr(e.a)] = e.c  # the state word before the first change
+    return words
+
+
+def _pin_initial(events: Sequence[Event], pins: Sequence[str], state: ChipState) -> dict[str, str]:
+    words = _first_words(events, state)
     init: dict[str, str] = {}
     for name in pins:
         port, bit = parse_pin(name)
@@ -167,15 +230,18 @@ def write_vcd(
     state: ChipState | None = None,
     comment: str = "",
     scope: str = "chip",
+    parts: Parts | None = None,
 ) -> Path:
     """Write ``events`` (a trace, in cycle order) as a VCD file at ``path``:
     the ``pins`` (``"PB0"``, ...) and ``signals`` (names of :data:`SIGNALS`),
-    from time 0 to cycle ``end``. Raises ValueError for an unknown signal and
-    OSError when the file cannot be written."""
+    and a board's ``parts``, from time 0 to cycle ``end``. Raises ValueError
+    for an unknown signal and OSError when the file cannot be written."""
     for s in signals:
         if s not in SIGNALS:
             raise ValueError(f"unknown VCD signal {s!r}: choose from {', '.join(SIGNALS)}")
     state = state or ChipState()
+    parts = parts or Parts()
+    names = parts.sleep_names
     by_port: dict[str, list[tuple[str, int]]] = {}
     for p in pins:
         port, bit = parse_pin(p)
@@ -183,14 +249,21 @@ def write_vcd(
     wanted = set(signals)
     # (cycle, order, name, value): a strobe's fall sorts before an event of its cycle
     rows: list[tuple[int, int, str, _Value]] = []
+    words = _first_words(events, state)
+    part_init = _part_values(parts, words)
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
             rows.extend(
                 (e.cycle, n, name, _PIN_VALUE[Level.of(e.b, bit)])
                 for name, bit in by_port.get(chr(e.a), ())
             )
+            if parts.leds or parts.buttons:
+                words[chr(e.a)] = e.b
+                rows.extend((e.cycle, n, k, v) for k, v in _part_values(parts, words).items())
             continue
         for name, value in _changes(e):
+            if name == "sleep_mode" and isinstance(value, int):
+                value = _AWAKE if value < 0 else names.get(value, f"sm-{value}")
             if name in wanted:
                 rows.append((e.cycle, n, name, value))
                 if name == "adc":
@@ -202,9 +275,19 @@ def write_vcd(
         w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
         var = {name: w.register_var(scope, name, "wire", 1, init.get(name, "x")) for name in pins}
         for name in signals:
-            var[name] = w.register_var(scope, name, "wire", SIGNALS[name], init.get(name, "x"))
+            if SIGNALS[name]:
+                var[name] = w.register_var(scope, name, "wire", SIGNALS[name], init.get(name, "x"))
+            else:
+                var[name] = w.register_var(scope, name, "string", init=init.get(name, "unknown"))
+        for key, value in part_init.items():
+            kind, name = key.split(".", 1)
+            var[key] = w.register_var(kind, name, "wire", 1, value)
         stamp = 0
+        last: dict[str, _Value] = dict(part_init)
         for cycle, _, name, value in rows:
+            if name in part_init and last[name] == value:
+                continue  # a part's value is written only when it changes
+            last[name] = value
             stamp = round(cycle * ns)
             w.change(var[name], stamp, value)
         w.close(max(round(end * ns), stamp))
