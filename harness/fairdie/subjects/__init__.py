@@ -13,7 +13,8 @@ time: it imports no subject module by name (``make lint`` enforces this).
 Folders are found without importing the subject, so a build, or a board with
 no subject's section, never loads a product's Python. A new subject of ours
 is a new folder plus one line in :data:`REGISTRY`; a subject in another
-package registers itself with an entry point in the group ``fairdie.subjects`` (``name = "package.module"``).
+package registers itself with an entry point in the group
+``fairdie.subjects`` (``name = "package.module"``).
 """
 
 from __future__ import annotations
