@@ -72,3 +72,12 @@ def test_a_scenario_that_fails_names_its_step(capsys, elf, tmp_path) -> None:
     scen = next(c for c in out["checks"] if c["name"] == "scenarios")
     assert rc == 1 and scen["status"] == "fail"
     assert "step 5" in scen["reason"] and "solve.toml" in scen["reason"]
+
+
+def test_what_the_engine_does_not_model_is_in_the_report(capsys, build_test_firmware, tmp_path):
+    elf = build_test_firmware("unmodelled", mcu="attiny13a").elf
+    board = tmp_path / "bare.toml"
+    board.write_text('[board]\nname = "bare"\nmcu = "attiny13a"\nf_cpu = 1200000\nvcc_mv = 3000\n')
+    rc, out = _verify(capsys, str(elf), board)
+    assert rc == 0 and {"PRR", "CLKPR"} <= set(out["unmodelled"])
+    assert any("PRR" in note for note in out["notes"])
