@@ -27,6 +27,7 @@ def test_the_suite_collects_our_scenario_files() -> None:
         "test_lightsout.toml",
         "test_buzzer.toml",
         "test_button_die.toml",
+        "test_continuity.toml",
     }
 
 

@@ -33,7 +33,13 @@ Board file schema (TOML)
 
     [analog.noise]           # named analog inputs, any number
     pin = "PB4"              # required, not used by an LED
-    channel = 2              # required: single-ended ADC channel of that pin
+    channel = 2              # single-ended ADC channel of that pin: required
+                             # unless the pin is a comparator input (then it
+                             # defaults to the pin's ADC channel, if it has one)
+    comparator = "AIN0"      # optional: the analog comparator input on that pin,
+                             # "AIN0" or "AIN1" (known MCUs: defaults to the
+                             # pin's, MCU_COMPARATOR_PINS; attiny13(a)/25/45/85
+                             # PB0/PB1, attiny84(a) PA1/PA2, atmega328p PD6/PD7)
 
     [[button]]               # any number
     name = "roll"            # required, unique among buttons
@@ -67,7 +73,9 @@ Rules checked, each failing with a one-line :class:`~fairdie.errors.BoardError`
 naming the file, at load time: unknown tables or keys; missing or mistyped
 values; malformed pin names; pins the MCU does not have (known MCUs only; any
 port pin is accepted for others); an analog channel that is not that pin's
-ADC channel (known MCUs); duplicate LED or button names; an LED whose
+ADC channel, or a comparator input that is not that pin's (known MCUs); an
+analog input with neither; two analog inputs on one pin or one comparator
+input; duplicate LED or button names; an LED whose
 anode and cathode are the same; two LEDs between the same two pins in the
 same direction unless they name the same series, and a series whose LEDs do
 not share both ends (LEDs between one pin and a rail may share it: that is a
@@ -106,6 +114,12 @@ its LEDs as the board is wired (:attr:`Board.led_drive`: ``"direct"`` when
 every LED sits between a pin and a rail, ``"charlieplex"`` when every one
 sits between two pins; the variant's ``leds = ...`` in its target.toml).
 
+An analog input is fed by :meth:`fairdie.device.Device.set_analog` (a
+scenario's ``analog`` step): its ADC channel and its comparator input
+alike, so a continuity tester comparing a probe on AIN0 against a reference
+on AIN1 is driven like an ADC-reading firmware. A constant also reaches the
+comparator's multiplexer (ACME routes ADC channel n to its negative input).
+
 A board's name loads a board shipped with a subject (``load_board("die-direct")``:
 each subject's ``boards/`` folder, :func:`shipped_boards`).
 """
@@ -114,7 +128,7 @@ from __future__ import annotations
 
 from fairdie.board._fields import Ctx, check_keys, get_int, get_str, positive, table
 from fairdie.board._leds import LedDecoder
-from fairdie.board._mcus import MCU_EEPROM
+from fairdie.board._mcus import MCU_COMPARATOR_PINS, MCU_EEPROM
 from fairdie.board._model import (
     MCU_ADC_PINS,
     MCU_PINS,
@@ -138,6 +152,7 @@ from fairdie.board._parts import (
 __all__ = [
     "INVALID",
     "MCU_ADC_PINS",
+    "MCU_COMPARATOR_PINS",
     "MCU_EEPROM",
     "MCU_PINS",
     "OFF",

@@ -1,8 +1,9 @@
-"""What the board model knows of each MCU: its port pins, its ADC pins and
-its EEPROM size (the datasheets' pinout and memory tables).
+"""What the board model knows of each MCU: its port pins, its ADC pins, its
+analog comparator's pins and its EEPROM size (the datasheets' pinout and
+memory tables).
 
 A board for an MCU not listed may name any port pin (PA0..PZ7); the
-simulator then reports what it lacks. Add an MCU by adding it to the three
+simulator then reports what it lacks. Add an MCU by adding it to the four
 tables below.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["MCU_ADC_PINS", "MCU_EEPROM", "MCU_PINS"]
+__all__ = ["MCU_ADC_PINS", "MCU_COMPARATOR_PINS", "MCU_EEPROM", "MCU_PINS"]
 
 
 def _pins(port: str, bits: range) -> frozenset[str]:
@@ -61,4 +62,24 @@ MCU_ADC_PINS: Mapping[str, Mapping[str, int]] = {
     "attiny84": _TINYX4_ADC,
     "attiny84a": _TINYX4_ADC,
     "atmega328p": _MEGAX8_ADC,
+}
+
+# the analog comparator's inputs ("Alternate Functions of Port" tables): the
+# ATtiny13(A) and ATtiny25/45/85 on PB0/PB1, the ATtiny24/44/84(A) on PA1/PA2
+# (also ADC1/ADC2), the ATmega48/88/168/328(P) on PD6/PD7
+_TINYX5_AIN = {"PB0": "AIN0", "PB1": "AIN1"}
+_TINYX4_AIN = {"PA1": "AIN0", "PA2": "AIN1"}
+_MEGAX8_AIN = {"PD6": "AIN0", "PD7": "AIN1"}
+
+#: The analog comparator's input (``"AIN0"``, ``"AIN1"``) on each of its pins,
+#: for the known MCUs (every one has the comparator).
+MCU_COMPARATOR_PINS: Mapping[str, Mapping[str, str]] = {
+    "attiny13": _TINYX5_AIN,
+    "attiny13a": _TINYX5_AIN,
+    "attiny25": _TINYX5_AIN,
+    "attiny45": _TINYX5_AIN,
+    "attiny85": _TINYX5_AIN,
+    "attiny84": _TINYX4_AIN,
+    "attiny84a": _TINYX4_AIN,
+    "atmega328p": _MEGAX8_AIN,
 }

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fairdie.board._analog import parse_analog
 from fairdie.board._buttons import parse_buttons
 from fairdie.board._fields import (
     Ctx,
@@ -76,7 +77,6 @@ _BOARD_KEYS = frozenset(
 )
 _TOP_KEYS = frozenset({"board", "led", "analog", "button", "display", "speaker"})
 _LED_KEYS = frozenset({"name", "anode", "cathode", "x", "y", "series"})
-_ANALOG_KEYS = frozenset({"pin", "channel"})
 _DISPLAY_KEYS = frozenset({"leds", "symbols"})
 _SPEAKER_KEYS = frozenset({"pin"})
 
@@ -285,32 +285,6 @@ def _parse_leds(ctx: Ctx, data: Mapping[str, Any], mcu: str) -> tuple[Led, ...]:
     return tuple(leds)
 
 
-def _parse_analog(ctx: Ctx, data: Mapping[str, Any], mcu: str) -> tuple[AnalogInput, ...]:
-    raw = table(ctx, "[analog]", data.get("analog", {}))
-    out: list[AnalogInput] = []
-    pins: dict[str, str] = {}
-    for name, item in raw.items():
-        w = f"analog {name!r}"
-        t = table(ctx, w, item)
-        check_keys(ctx, w, t, _ANALOG_KEYS)
-        p = get_str(ctx, w, t, "pin", required=True)
-        assert p is not None
-        pin = port_pin(ctx, w, "pin", p, mcu)
-        channel = get_int(ctx, w, t, "channel", required=True)
-        assert channel is not None
-        if not 0 <= channel <= 15:
-            raise ctx.fail(w, f"channel {channel} is outside 0..15")
-        adc = MCU_ADC_PINS.get(mcu)
-        if adc is not None and adc.get(pin) != channel:
-            real = f"ADC{adc[pin]}" if pin in adc else "no ADC input"
-            raise ctx.fail(w, f"{pin} is {real} on the {mcu}, not channel {channel}")
-        if pin in pins:
-            raise ctx.fail(w, f"{pin} is already analog input {pins[pin]!r}")
-        pins[pin] = name
-        out.append(AnalogInput(name, pin, channel))
-    return tuple(out)
-
-
 def _parse_displays(
     ctx: Ctx, data: Mapping[str, Any], leds: tuple[Led, ...]
 ) -> tuple[Display, ...]:
@@ -378,7 +352,7 @@ def parse_board(data: Mapping[str, Any], *, source: str = "<board>") -> Board:
     head = _parse_header(ctx, data)
     mcu = head["mcu"]
     leds = _parse_leds(ctx, data, mcu)
-    analog = _parse_analog(ctx, data, mcu)
+    analog = parse_analog(ctx, data, mcu)
     # A button may share its pin with an analog input (a button read through
     # the ADC, or a noise pin the firmware also polls), and with LEDs it names.
     buttons = parse_buttons(ctx, data, mcu, leds)

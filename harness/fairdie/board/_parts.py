@@ -46,11 +46,20 @@ class Led:
 
 @dataclass(frozen=True, slots=True)
 class AnalogInput:
-    """A named analog input: the pin and its single-ended ADC channel."""
+    """A named analog input: the pin, its single-ended ADC channel and its
+    analog comparator input (``"AIN0"``, ``"AIN1"``), at least one of the two.
+    Feeding the input feeds every one it has."""
 
     name: str
     pin: str
-    channel: int
+    channel: int | None
+    comparator: str | None = None
+
+    @property
+    def inputs(self) -> str:
+        """What the pin feeds, for messages: ``"ADC2"``, ``"AIN0"``, ``"ADC1/AIN0"``."""
+        adc = f"ADC{self.channel}" if self.channel is not None else None
+        return "/".join(x for x in (adc, self.comparator) if x)
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,7 +145,7 @@ class Monitor:
             dev.set_analog(analog.name, model)
         else:
             raise FairdieError("no analog input to feed (the board declares none)")
-        where = f" on ADC{analog.channel} ({analog.name})" if analog is not None else ""
+        where = f" on {analog.inputs} ({analog.name})" if analog is not None else ""
         return f"noise {spec}{where}"
 
     def _status(self, args: list[str]) -> str:

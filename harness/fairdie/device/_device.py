@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from fairdie.board import Board, Bounce, Button, Display, LedDecoder
+from fairdie.board import MCU_COMPARATOR_PINS, Board, Bounce, Button, Display, LedDecoder
 from fairdie.device._tones import Tone, tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import EventKind, mcu_matches, parse_pin
@@ -206,7 +206,15 @@ class Device:
 
     def set_analog(self, name: str, source: float | Callable[[int], float]) -> None:
         """Feed a named analog input: millivolts, or ``channel -> millivolts``
-        called at each conversion (a noise model)."""
+        called at each conversion (a noise model).
+
+        Millivolts reach every input the pin has: its ADC channel, its
+        analog comparator input (AIN0, AIN1) and, on an MCU with a
+        comparator, the comparator's multiplexer input for that channel
+        (which ACME selects). A noise model feeds only the ADC, at each
+        conversion (the comparator keeps the last millivolts it was fed), so
+        an input on a comparator pin without an ADC channel refuses one.
+        """
         try:
             a = self.board.analog_input(name)
         except KeyError:
@@ -214,7 +222,20 @@ class Device:
             raise FairdieError(
                 f"board {self.board.name} has no analog input {name!r} (inputs: {names})"
             ) from None
-        self.chip.set_adc(a.channel, source)
+        if callable(source):
+            if a.channel is None:
+                raise FairdieError(
+                    f"analog input {name!r} is the comparator's {a.comparator} only, which"
+                    " reads a level, not conversions: feed it millivolts, not a noise model"
+                )
+            self.chip.set_adc(a.channel, source)
+            return
+        if a.channel is not None:
+            self.chip.set_adc(a.channel, source)
+            if self.board.mcu in MCU_COMPARATOR_PINS:
+                self.chip.set_comparator(f"ADC{a.channel}", source)
+        if a.comparator is not None:
+            self.chip.set_comparator(a.comparator, source)
 
     # ---- LEDs and displays ----------------------------------------------------------
 

@@ -29,7 +29,9 @@ Schema
     press = "roll"              # a board button, held until released...
     hold = "200ms"              # ...or with hold, held this long then released
     release = "roll"
-    analog = { knob = 1500 }    # analog inputs of the board, in millivolts
+    analog = { knob = 1500 }    # analog inputs of the board, in millivolts: an
+                                # input's ADC channel and comparator input alike
+                                # (fairdie.device.Device.set_analog)
     wait = "250ms"              # a time: "250ms", "10s", "50us", "1200 cycles"
     until = "sleep"             # an event: "leds" (the lit LEDs change),
                                 # "tone" (a tone starts), "sleep", "wake",
