@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
 
@@ -124,3 +125,29 @@ def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal) -> None:
     assert b"0/60" in seen and b"press/s" in seen, seen  # tqdm's bar, on the terminal
     quiet = _cli("campaign", "--presses", "60")
     assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal: no bar
+
+
+def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fairdie.subjects.die._cli as die_cli
+    import fairdie.subjects.die.lab._campaign as campaign_module
+
+    made = []
+    real_setup, real_run = die_cli.die_setup, campaign_module._run_shard
+    shards = []
+
+    def counting_setup(*a: object, **kw: object) -> object:
+        made.append(a)
+        return real_setup(*a, **kw)  # type: ignore[arg-type]
+
+    def run_shard(shard: object) -> object:
+        shards.append(shard)
+        return real_run(shard)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(die_cli, "die_setup", counting_setup)
+    monkeypatch.setattr(campaign_module, "_run_shard", run_shard)
+    r = run_campaign(Campaign(40, "uniform", seed=2, variant="seed"))
+    assert len(made) == 1 and r.campaign.setup is not None
+    assert r.campaign.setup.variant == "seed" and r.campaign.setup.seed == 2
+    assert len(shards) == 4 and all(s.campaign.setup is r.campaign.setup for s in shards)
+    # what a worker process receives: the same setup, board and all
+    assert pickle.loads(pickle.dumps(shards[1])).campaign.setup == r.campaign.setup

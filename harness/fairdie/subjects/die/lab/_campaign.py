@@ -19,8 +19,9 @@ import os
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fairdie._pool import map_work
 from fairdie.errors import FairdieError
@@ -31,6 +32,9 @@ from fairdie.subjects.die.lab._measures import run as run_system
 from fairdie.subjects.die.lab._predict import Tally, tally
 from fairdie.subjects.die.lab._public import public_view
 from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
+
+if TYPE_CHECKING:
+    from fairdie.device import Setup
 
 __all__ = [
     "REFERENCE_D",
@@ -55,7 +59,13 @@ class CampaignError(FairdieError):
 
 @dataclass(frozen=True)
 class Campaign:
-    """What to press: everything a campaign's result depends on."""
+    """What to press: everything a campaign's result depends on.
+
+    The strings are the user's words (:meth:`replay` names them); ``setup``
+    is the die they resolve to at the campaign's seed, made once by
+    :meth:`resolved` where the campaign is planned and carried whole to
+    the processes that press its shards.
+    """
 
     presses: int
     noise: str = "floating"
@@ -63,6 +73,19 @@ class Campaign:
     variant: str | None = None
     firmware: str | None = None
     board: str = "die-direct"
+    setup: Setup | None = field(default=None, compare=False, repr=False)
+
+    def made_setup(self) -> Setup:
+        """The setup: the one carried, else made now (the board checked against the build)."""
+        if self.setup is not None:
+            return self.setup
+        from fairdie.subjects.die._cli import die_setup
+
+        return die_setup(self.board, variant=self.variant, firmware=self.firmware, seed=self.seed)
+
+    def resolved(self) -> Campaign:
+        """This campaign carrying its setup (made here if it had none)."""
+        return self if self.setup is not None else replace(self, setup=self.made_setup())
 
     def replay(self) -> str:
         """The command line that runs this campaign again."""
@@ -124,23 +147,21 @@ class _ShardResult:
 
 
 def _die(c: Campaign, image: bytes) -> Any:
-    """A fresh die of the campaign from ``image`` (one chip per process, restored)."""
-    from fairdie.subjects.die import Die  # the simulator: only where presses run
+    """A fresh die of the campaign's setup from ``image`` (one chip per process, restored)."""
+    from fairdie.subjects.die._cli import die_for  # the simulator: only where presses run
     from fairdie.subjects.die._fresh import fresh_dice
 
-    def make() -> Die:
-        return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed)
-
-    key = ("campaign", c.board, _stamp(c.board), c.firmware, _stamp(c.firmware), c.variant, c.seed)
-    return fresh_dice(key, make).get(image)
+    setup = c.made_setup()
+    key = ("campaign", setup, _stamp(setup.firmware))
+    return fresh_dice(key, lambda: die_for(setup)).get(image)
 
 
-def _stamp(path: str | None) -> int | None:
-    """A file's modification time (a file changed since makes a new die), if it is one."""
+def _stamp(path: Path) -> int | None:
+    """A file's modification time (a file changed since makes a new die)."""
     try:
-        return os.stat(path).st_mtime_ns if path else None
+        return os.stat(path).st_mtime_ns
     except OSError:
-        return None  # a shipped board's name
+        return None  # gone: loading it says so
 
 
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
@@ -285,6 +306,7 @@ def run_campaign(
 ) -> CampaignResult:
     """Run a campaign; ``progress(n)`` is told of each n presses done."""
     t0 = time.perf_counter()
+    c = c.resolved()  # the board and firmware loaded once, here: the shards carry the setup
     probe = _die(c, _ERASED)
     model: DieModel | None = probe.model
     vcc = probe.chip.vcc_mv

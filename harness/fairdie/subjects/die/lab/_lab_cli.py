@@ -161,9 +161,7 @@ def campaign_main(argv: list[str]) -> int:
     c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
     update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
-        from fairdie.board import check_build, load_board
-
-        check_build(load_board(args.board), args.variant)  # the board fits the build it runs
+        c = c.resolved()  # the board fits the build it runs, checked before any press
         result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
     except FairdieError as e:
         print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
