@@ -16,6 +16,7 @@ A firmware with no model runs as one shard.
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from array import array
 from collections.abc import Callable, Sequence
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REFERENCE_D",
+    "SEED_CHECK",
     "Campaign",
     "CampaignError",
     "CampaignResult",
@@ -45,6 +47,7 @@ __all__ = [
     "code_table",
     "conversion_instants",
     "run_campaign",
+    "seed_matters",
 ]
 
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
@@ -68,17 +71,22 @@ class Campaign:
     """
 
     presses: int
-    noise: str = "floating"
+    #: what the analog input reads (None: the die has none, chance is in the timing)
+    noise: str | None = "floating"
     seed: int = 0
     variant: str | None = None
     firmware: str | None = None
     board: str = "die-direct"
+    #: when a person presses (fairdie.stimulus; None: the die's default, human for a
+    #: button die with no analog input, else fixed holds)
+    timing: str | None = None
     setup: Setup | None = field(default=None, compare=False, repr=False)
 
     def made_setup(self) -> Setup:
-        """The setup: the one carried, else made now (the board checked against the build)."""
+        """The setup, at the campaign's seed: the one carried, else made now
+        (the board checked against the build)."""
         if self.setup is not None:
-            return self.setup
+            return self.setup if self.setup.seed == self.seed else self.setup.with_seed(self.seed)
         from fairdie.subjects.die._cli import die_setup
 
         return die_setup(self.board, variant=self.variant, firmware=self.firmware, seed=self.seed)
@@ -89,12 +97,12 @@ class Campaign:
 
     def replay(self) -> str:
         """The command line that runs this campaign again."""
-        parts = [
-            "fairdie lab campaign",
-            f"--presses {self.presses}",
-            f"--noise {self.noise}",
-            f"--seed {self.seed}",
-        ]
+        parts = ["fairdie lab campaign", f"--presses {self.presses}"]
+        if self.noise is not None:
+            parts.append(f"--noise {self.noise}")
+        parts.append(f"--seed {self.seed}")
+        if self.timing:
+            parts.append(f"--timing {shlex.quote(self.timing)}")
         if self.variant:
             parts.append(f"--variant {self.variant}")
         if self.firmware:
@@ -152,8 +160,12 @@ def _die(c: Campaign, image: bytes) -> Any:
     from fairdie.subjects.die._fresh import fresh_dice
 
     setup = c.made_setup()
-    key = ("campaign", setup, _stamp(setup.firmware))
-    return fresh_dice(key, lambda: die_for(setup)).get(image)
+    bd = setup.board
+    assert bd is not None  # a campaign's setup is a board's
+    # a board need not hash (its tables): its file and when it changed stand for it
+    recipe = (replace(setup, board=None), bd.source, _stamp(Path(bd.source)))
+    key = ("campaign", recipe, _stamp(setup.firmware), c.timing)
+    return fresh_dice(key, lambda: die_for(setup, timing=c.timing)).get(image)
 
 
 def _stamp(path: Path) -> int | None:
@@ -165,6 +177,8 @@ def _stamp(path: Path) -> int | None:
 
 
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
+    if c.noise is None:
+        raise CampaignError("this die reads an analog input: give a noise model")
     if c.noise.strip().lower() == "adversarial":
         if model is None:
             raise CampaignError(
@@ -189,10 +203,11 @@ def _run_shard(shard: _Shard) -> _ShardResult:
         die.set_noise(
             _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
         )
-    else:  # no model: one shard, reading the noise itself (never adversarial)
+    elif c.noise is not None:  # no model: one shard, reading the noise itself (never adversarial)
         die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
-    die.presses = shard.start
-    faces = bytearray(die.roll(_HOLD_S).face or 0 for _ in range(shard.count))
+    die.seek(shard.start)
+    hold = None if die.timing is not None else _HOLD_S  # a timing draws each hold
+    faces = bytearray(die.roll(hold).face or 0 for _ in range(shard.count))
     return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
 
 
@@ -274,6 +289,8 @@ class CampaignResult:
     shards: int
     seconds: float
     emulated_seconds: float  #: summed over the shards
+    faces: bytes = b""  #: every press's face, in order
+    timing: str | None = None  #: the press timing the dice followed (None: fixed holds)
 
     @property
     def presses_per_s(self) -> float:
@@ -285,6 +302,7 @@ class CampaignResult:
             "presses": self.campaign.presses,
             "noise": self.campaign.noise,
             "seed": self.campaign.seed,
+            "timing": self.timing,
             "variant": self.campaign.variant,
             "model": self.model,
             "counts": list(t.counts),
@@ -310,7 +328,14 @@ def run_campaign(
     probe = _die(c, _ERASED)
     model: DieModel | None = probe.model
     vcc = probe.chip.vcc_mv
-    campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
+    timing = str(probe.timing) if probe.timing is not None else None
+    if probe.noise is None and c.noise is not None:
+        raise CampaignError(
+            f"board {probe.board.name} has no analog input to feed noise {c.noise!r} to"
+            " (give no --noise: its chance is in when it is pressed, --timing)"
+        )
+    if c.noise is not None or probe.noise is not None:
+        campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
     workers = max(jobs, 1) if not scheduler else 8
     count = 1 if model is None else min(c.presses, max(1, workers * 4))
     cuts = [c.presses * i // count for i in range(count)]
@@ -350,9 +375,29 @@ def run_campaign(
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
     start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
     t = tally([f - 1 for f in faces], start)
-    return CampaignResult(
-        c, model.name if model else None, t, len(shards), time.perf_counter() - t0, emulated
-    )
+    seconds = time.perf_counter() - t0
+    name = model.name if model else None
+    return CampaignResult(c, name, t, len(shards), seconds, emulated, bytes(faces), timing)
+
+
+#: presses pressed again under another seed to tell whether the seed matters
+SEED_CHECK = 24
+
+
+def seed_matters(result: CampaignResult) -> bool:
+    """Whether the campaign's faces change with its seed: its first presses
+    against a short campaign's under another seed (cheap)."""
+    from fairdie.stimulus import depends_on_seed
+
+    c = result.campaign
+    n = min(c.presses, SEED_CHECK)
+
+    def faces(seed: int) -> bytes:
+        if seed == c.seed:
+            return result.faces[:n]
+        return run_campaign(replace(c, presses=n, seed=seed)).faces
+
+    return depends_on_seed(faces, (c.seed, c.seed ^ 1))
 
 
 def reference_tallies(presses: int, seed: int) -> dict[str, Tally]:
