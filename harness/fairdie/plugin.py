@@ -13,9 +13,11 @@ option                      ini                    environment         fixture
 
 The firmware is an ELF or HEX (default: built from the board's firmware
 target); the board a shipped board name or a TOML path (no default: the
-core knows no product). Fixtures chain firmware -> chip -> device:
-``fairdie_chip`` is a fresh chip running the firmware, ``fairdie_device``
-that chip on the board. Each subject's fixtures (the die's ``die`` and
+core knows no product). Fixtures chain from one recipe: ``fairdie_setup``
+is the session's :class:`fairdie.device.Setup` (firmware, board, clock and
+seed, resolved once, the firmware loaded once); ``fairdie_firmware`` its
+firmware, ``fairdie_chip`` a fresh chip of it, ``fairdie_device`` that chip
+on the board. Each subject's fixtures (the die's ``die`` and
 ``die_factory``) load from the registry (:mod:`fairdie.subjects`).
 
 The plugin also registers Hypothesis profiles (``fairdie-dev``; ``fairdie-ci``,
@@ -52,7 +54,7 @@ from hypothesis import settings
 if TYPE_CHECKING:
     from fairdie._evidence import Subject, Subjects
     from fairdie.board import Board
-    from fairdie.device import Device
+    from fairdie.device import Device, Setup
     from fairdie.sim import Chip, Firmware
 
 __all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value"]
@@ -88,6 +90,8 @@ _EVIDENCE = _Option(
 )
 _SUBJECTS: pytest.StashKey[Subjects] = pytest.StashKey()
 _TMP: pytest.StashKey[pytest.TempPathFactory] = pytest.StashKey()
+#: the session's setup, when made to check a given firmware at configure time
+_SETUP: pytest.StashKey[Setup] = pytest.StashKey()
 _REPORTED: pytest.StashKey[bool] = pytest.StashKey()
 _NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
 #: the core's fixtures that make chips; each subject's fixture module adds its ``__all__``
@@ -135,14 +139,6 @@ def _value(config: pytest.Config, o: _Option) -> str | None:
         return os.environ[o.env]
     ini = config.getini(o.name)
     return str(ini) if ini else o.default
-
-
-def _load(path: Path, board: Board) -> Firmware:
-    """A user's firmware for ``board``: an ELF names its MCU and clock (and must
-    match the board's MCU); a HEX takes both from the board."""
-    from fairdie.sim import load_firmware
-
-    return load_firmware(path, mcu=board.mcu, default_f_cpu=board.f_cpu)
 
 
 def _load_profile(config: pytest.Config) -> None:
@@ -196,8 +192,10 @@ def pytest_configure(config: pytest.Config) -> None:
         if board_name is None:
             raise FairdieError("--fairdie-firmware needs --fairdie-board (the board it runs on)")
         board = load_board(board_name)
-        if firmware:
-            _load(Path(firmware), board)
+        if firmware:  # the session's setup, checked now: the fixtures reuse it
+            from fairdie.device import Setup
+
+            config.stash[_SETUP] = Setup.make(Path(firmware), board=board, seed=int(seed, 0))
         elif board.firmware is None:
             raise FairdieError(_NO_TARGET.format(board.name))
     except FairdieError as e:
@@ -330,6 +328,9 @@ def fairdie_board(pytestconfig: pytest.Config) -> Board:
     from fairdie.board import load_board
     from fairdie.errors import FairdieError
 
+    made = pytestconfig.stash.get(_SETUP, None)
+    if made is not None and made.board is not None:
+        return made.board
     name = _value(pytestconfig, _BOARD)
     if name is None:
         raise pytest.UsageError("fairdie: give --fairdie-board (a board file or a shipped board)")
@@ -340,50 +341,35 @@ def fairdie_board(pytestconfig: pytest.Config) -> Board:
 
 
 @pytest.fixture(scope="session")
-def _fairdie_given(pytestconfig: pytest.Config, fairdie_board: Board) -> Firmware | None:
-    """The user's firmware, loaded and checked; None when none is given."""
+def fairdie_setup(pytestconfig: pytest.Config, fairdie_board: Board, fairdie_seed: int) -> Setup:
+    """The session's recipe: the firmware given (else built from the board's
+    target) on the board, its clock resolved once, the session's seed."""
+    made = pytestconfig.stash.get(_SETUP, None)
+    if made is not None:
+        return made
+    from fairdie.device import Setup
     from fairdie.errors import FairdieError
 
-    path = _value(pytestconfig, _FIRMWARE)
-    if not path:
-        return None
+    if fairdie_board.firmware is None:
+        raise pytest.UsageError(_NO_TARGET.format(fairdie_board.name))
     try:
-        return _load(Path(path), fairdie_board)
+        return Setup.make(board=fairdie_board, seed=fairdie_seed)
     except FairdieError as e:
         raise pytest.UsageError(str(e)) from None
 
 
 @pytest.fixture(scope="session")
-def fairdie_firmware(_fairdie_given: Firmware | None, fairdie_board: Board) -> Firmware:
+def fairdie_firmware(fairdie_setup: Setup) -> Firmware:
     """The firmware under test: the one given, else built from the board's target."""
-    if _fairdie_given is not None:
-        return _fairdie_given
-    from fairdie.sim import load_firmware
-    from fairdie.toolchain import build
-
-    bd = fairdie_board
-    if bd.firmware is None:
-        raise pytest.UsageError(_NO_TARGET.format(bd.name))
-    b = build(bd.firmware, variant=bd.variant, mcu=bd.mcu, f_cpu=bd.f_cpu)
-    return load_firmware(b.elf)
+    return fairdie_setup.load()
 
 
 @pytest.fixture
-def fairdie_chip(
-    pytestconfig: pytest.Config, fairdie_firmware: Firmware, fairdie_board: Board, fairdie_seed: int
-) -> Chip:
+def fairdie_chip(pytestconfig: pytest.Config, fairdie_setup: Setup) -> Chip:
     """A fresh chip, powered off, running the firmware under test on the board's supply."""
     from fairdie._evidence import Subject
-    from fairdie.sim import Chip
 
-    bd = fairdie_board
-    chip = Chip(
-        fairdie_firmware,
-        mcu=bd.mcu,
-        f_cpu=fairdie_firmware.f_cpu,
-        vcc_mv=bd.vcc_mv,
-        seed=fairdie_seed,
-    )
+    chip = fairdie_setup.chip()
     _subject(pytestconfig, Subject(chip))
     return chip
 

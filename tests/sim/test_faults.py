@@ -159,3 +159,26 @@ def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, capsys):
     assert rc == 0 and b"unit" in seen and b"/6" in seen, seen  # tqdm's bar: 6 units
     assert main(["faults", "--campaign", "G1", "--quick", "--json"]) == 0
     assert capsys.readouterr().err == ""  # --json: no bar
+
+
+def test_the_workers_receive_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The target's strings resolve to one Setup in the process that plans;
+    every unit carries it, whole in its pickle, so a worker loads no board."""
+    import pickle
+
+    import fairdie.board
+    from fairdie.subjects.die.faults._cuts import plan_g1
+
+    target = Target(variant="seed").resolved()
+    assert target.setup is not None and target.setup.variant == "seed"
+    assert target == Target(variant="seed")  # the strings are its identity (replay ids)
+    units = plan_g1(target, True, 0)
+    assert units and all(u.target.setup is target.setup for u in units)
+
+    def no_board(*_: object, **__: object) -> None:
+        raise AssertionError("a worker loaded a board")
+
+    monkeypatch.setattr(fairdie.board, "load_board", no_board)
+    again = pickle.loads(pickle.dumps(units[0]))
+    assert again.target.setup == target.setup
+    assert again.target.die().model is not None  # made from the setup alone

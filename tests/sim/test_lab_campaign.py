@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import pickle
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -124,3 +127,67 @@ def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal) -> None:
     assert b"0/60" in seen and b"press/s" in seen, seen  # tqdm's bar, on the terminal
     quiet = _cli("campaign", "--presses", "60")
     assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal: no bar
+
+
+def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fairdie.subjects.die._cli as die_cli
+    import fairdie.subjects.die.lab._campaign as campaign_module
+
+    made = []
+    real_setup, real_run = die_cli.die_setup, campaign_module._run_shard
+    shards = []
+
+    def counting_setup(*a: object, **kw: object) -> object:
+        made.append(a)
+        return real_setup(*a, **kw)  # type: ignore[arg-type]
+
+    def run_shard(shard: object) -> object:
+        shards.append(shard)
+        return real_run(shard)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(die_cli, "die_setup", counting_setup)
+    monkeypatch.setattr(campaign_module, "_run_shard", run_shard)
+    r = run_campaign(Campaign(40, "uniform", seed=2, variant="seed"))
+    assert len(made) == 1 and r.campaign.setup is not None
+    assert r.campaign.setup.variant == "seed" and r.campaign.setup.seed == 2
+    assert len(shards) == 4 and all(s.campaign.setup is r.campaign.setup for s in shards)
+    # what a worker process receives: the same setup, board and all
+    assert pickle.loads(pickle.dumps(shards[1])).campaign.setup == r.campaign.setup
+
+
+def test_a_button_die_campaign_follows_its_timing_and_its_seed(
+    build_test_firmware: Callable[..., Any],
+) -> None:
+    """The engine's button die reads no analog input: its chance is in when a
+    person presses (human timing, its default), so its faces follow the seed."""
+    from fairdie.toolchain import firmware_dir
+
+    board = str(firmware_dir() / "tests" / "button_die" / "board.toml")
+    hex_path = str(build_test_firmware("button_die").hex)
+
+    def faces(seed: int, timing: str | None = None) -> bytes:
+        c = Campaign(30, None, seed, firmware=hex_path, board=board, timing=timing)
+        r = run_campaign(c)
+        assert r.model is None and r.shards == 1 and sum(r.tally.counts) == 30
+        assert r.timing is not None and r.timing.startswith("human")
+        return r.faces
+
+    assert faces(0) == faces(0, "human") != faces(1)
+    with pytest.raises(CampaignError, match="no analog input to feed noise 'uniform'"):
+        run_campaign(Campaign(5, "uniform", firmware=hex_path, board=board))
+    r = _cli(
+        "campaign", "--presses", "20", "--firmware", hex_path, "--board", board,
+        "--timing", "human:interval=0.8,hold=120ms", "--seed", "4", "--json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["noise"] is None and out["seed_matters"] is True
+    assert out["timing"].startswith("human:interval=0.8") and "--timing" in out["replay"]
+
+
+def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
+    r = _cli("campaign", "--presses", "60", "--noise", "stuck:1500", "--variant", "seed")
+    assert r.returncode == 0, r.stderr
+    assert "note: these faces do not depend on --seed (seed 1 rolls the same)" in r.stdout
+    floating = json.loads(_cli("campaign", "--presses", "60", "--json").stdout)
+    assert floating["seed_matters"] is True and floating["timing"] is None

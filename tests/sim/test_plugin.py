@@ -158,13 +158,29 @@ def test_fixtures_chain_and_the_factory_is_safe_inside_given(pytester: pytest.Py
         """
         from hypothesis import given, settings, strategies as st
 
-        def test_chain(fairdie_firmware, fairdie_chip, fairdie_device, fairdie_board):
+        import pickle
+
+        SEEN = []
+
+        def test_chain(
+            fairdie_setup, fairdie_firmware, fairdie_chip, fairdie_device, fairdie_board
+        ):
             assert fairdie_device.chip is fairdie_chip
-            assert fairdie_chip.firmware is fairdie_firmware
-            assert fairdie_device.board is fairdie_board
+            assert fairdie_chip.firmware is fairdie_firmware is fairdie_setup.load()
+            assert fairdie_device.board is fairdie_board is fairdie_setup.board
+            assert (fairdie_chip.mcu, fairdie_chip.frequency) == (
+                fairdie_setup.mcu, fairdie_setup.f_cpu
+            )
+            assert pickle.loads(pickle.dumps(fairdie_setup)) == fairdie_setup
             fairdie_device.power_on()
             fairdie_chip.run(seconds=0.06)
             assert len(fairdie_device.lit()) >= 1
+            SEEN.append((fairdie_setup, fairdie_firmware, fairdie_chip))
+
+        def test_one_setup_one_firmware_a_fresh_chip_each(fairdie_firmware, fairdie_chip):
+            setup, firmware, chip = SEEN[0]
+            assert fairdie_firmware is firmware and fairdie_chip is not chip
+            assert not fairdie_chip.powered and fairdie_chip.seed == setup.seed == 0
 
         @settings(max_examples=3)
         @given(seed=st.integers(0, 2**32))
@@ -174,7 +190,28 @@ def test_fixtures_chain_and_the_factory_is_safe_inside_given(pytester: pytest.Py
     )
     r = pytester.runpytest_inprocess("-p", "no:cacheprovider", DIRECT)
     assert r.ret == 0, r.stdout.str()[-3000:]
-    assert outcomes(r) == {"passed": 2}
+    assert outcomes(r) == {"passed": 3}
+
+
+def test_a_given_hex_is_the_setups_firmware_at_the_boards_clock(
+    pytester: pytest.Pytester,
+) -> None:
+    hex_path = build("die_t13a", variant="direct").hex
+    pytester.makepyfile(
+        f"""
+        from pathlib import Path
+
+        def test_setup(fairdie_setup, fairdie_board, fairdie_device):
+            assert fairdie_setup.firmware == Path({str(hex_path)!r})
+            assert fairdie_setup.board is fairdie_board and fairdie_board.name == "die-direct"
+            assert fairdie_setup.f_cpu == fairdie_board.f_cpu and fairdie_setup.seed == 5
+            assert fairdie_device.chip.frequency == fairdie_board.f_cpu
+        """
+    )
+    r = pytester.runpytest_inprocess(
+        "-p", "no:cacheprovider", DIRECT, f"--fairdie-firmware={hex_path}", "--fairdie-seed=5"
+    )
+    assert outcomes(r) == {"passed": 1}, r.stdout.str()[-3000:]
 
 
 def test_the_core_fixtures_need_a_board_and_the_dies_default_to_die_direct(

@@ -11,7 +11,6 @@ The clock is resolved here, once, by one rule (:func:`resolve_clock`).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,10 +35,23 @@ def resolve_clock(given: int | None, board: Board | None, firmware: Firmware | N
     return clock
 
 
-@lru_cache(maxsize=32)
-def _firmware(path: Path, eep: Path | None, mcu: str | None, f_cpu: int) -> Firmware:
-    # one load per file and clock per process (load_firmware caches ELF parsing too)
-    return load_firmware(path, eep=eep, mcu=mcu, default_f_cpu=f_cpu)
+#: per process, the firmware of each setup: (file, its modification time, eep, mcu, clock)
+_LOADED: dict[tuple[Path, int | None, Path | None, str, int], Firmware] = {}
+_KEEP = 32
+
+
+def _stamp(path: Path) -> int | None:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None  # gone: loading it says so
+
+
+def _keep(key: tuple[Path, int | None, Path | None, str, int], firmware: Firmware) -> Firmware:
+    _LOADED[key] = firmware
+    while len(_LOADED) > _KEEP:
+        del _LOADED[next(iter(_LOADED))]
+    return firmware
 
 
 @dataclass(frozen=True)
@@ -102,14 +114,27 @@ class Setup:
                 f"{path}: the file names no MCU: give --board BOARD (or --mcu MCU --f-cpu HZ)"
             )
         clock = resolve_clock(f_cpu, bd, probe)
-        return cls(path, bd, chip_mcu, clock, ep, variant, seed, stimulus)
+        setup = cls(path, bd, chip_mcu, clock, ep, variant, seed, stimulus)
+        # the probe is the firmware :meth:`load` would load, once given the clock
+        # resolved here (load_firmware's default_f_cpu): loaded once, not twice
+        key = setup._key()
+        _keep(key, replace(probe, path=key[0], f_cpu=probe.f_cpu or clock))
+        return setup
 
     def with_seed(self, seed: int) -> Setup:
         return replace(self, seed=seed)
 
     def load(self) -> Firmware:
         """The firmware, loaded once per process."""
-        return _firmware(self.firmware.resolve(), self.eep, self.mcu, self.f_cpu)
+        key = self._key()
+        found = _LOADED.get(key)
+        if found is None:
+            found = load_firmware(key[0], eep=self.eep, mcu=self.mcu, default_f_cpu=self.f_cpu)
+        return _keep(key, found)
+
+    def _key(self) -> tuple[Path, int | None, Path | None, str, int]:
+        path = self.firmware.resolve()
+        return (path, _stamp(path), self.eep, self.mcu, self.f_cpu)
 
     def chip(self, **options: object) -> Chip:
         """A fresh chip of this setup (``options``: :class:`~fairdie.sim.Chip`'s)."""

@@ -28,6 +28,8 @@ __all__ = [
     "bench_main",
     "demo_main",
     "device_for",
+    "die_for",
+    "die_setup",
     "make_die",
     "press_main",
     "roll_main",
@@ -156,15 +158,32 @@ def make_die(a: argparse.Namespace) -> Any:
     return die
 
 
-def device_for(setup: Setup) -> Any:
-    """The core's hook (:func:`fairdie.subjects.device_for`): a :class:`Die`
-    for a setup whose board has a ``[die]`` table, else None."""
-    if setup.board is None or die_spec(setup.board) is None:
-        return None
+def die_setup(
+    board: str | Path = "die-direct",
+    *,
+    variant: str | None = None,
+    firmware: str | Path | None = None,
+    seed: int = 0,
+) -> Setup:
+    """The setup a campaign's strings name (``--board``, ``--variant``,
+    ``--firmware``): made once, in the parent, and handed to its workers.
+    A build is checked against the board before it is built."""
+    from fairdie.board import check_build, load_board
+
+    bd = load_board(board)
+    check_build(bd, variant)  # a board of one LED drive never runs a build of another
+    return Setup.make(firmware, board=bd, variant=variant, seed=seed)
+
+
+def die_for(setup: Setup, **options: Any) -> Any:
+    """A :class:`Die` of ``setup`` (``options``: the Die's own, ``timing``, ``eeprom``, ...),
+    judged by the model of the build it names, else of the board's build."""
     from fairdie.subjects.die import Die
     from fairdie.toolchain import load_target
 
     bd = setup.board
+    if bd is None:
+        raise FairdieError("no board: a die is a board's (give --board)")
     model = None
     if setup.variant is not None and bd.firmware is not None:  # a build of the board's target
         model = load_target(bd.firmware).model_for(setup.variant)
@@ -175,7 +194,16 @@ def device_for(setup: Setup) -> Any:
         seed=setup.seed,
         f_cpu=setup.f_cpu,
         model=model,
+        **options,
     )
+
+
+def device_for(setup: Setup) -> Any:
+    """The core's hook (:func:`fairdie.subjects.device_for`): a :class:`Die`
+    for a setup whose board has a ``[die]`` table, else None."""
+    if setup.board is None or die_spec(setup.board) is None:
+        return None
+    return die_for(setup)
 
 
 def _run(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from fairdie.board import Board, Bounce, Display, load_board
@@ -134,6 +135,14 @@ class Die(Device):
     @property
     def rolls_by_power(self) -> bool:
         return self._by_power
+
+    def seek(self, press: int) -> None:
+        """Go on as if ``press`` presses had been made since the die was made:
+        a seekable noise model and the press timing both give press ``press``
+        next (a campaign shard that starts at press k; a fresh die at 0)."""
+        self.presses = press
+        if self.timing is not None:
+            self._times = islice(self.timing.presses(self.seed), press, None)
 
     # ---- stimulus ---------------------------------------------------------
 

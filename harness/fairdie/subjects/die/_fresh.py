@@ -37,7 +37,7 @@ class FreshDice:
         if die is not None and die.rolls_by_power and not die.chip.powered:
             assert self._made is not None
             die.chip.restore(self._made)
-            die.presses = 0
+            die.seek(0)  # its noise and its press timing from their first press again
             if die.noise is not None:
                 die.set_noise(None)  # the noise a new die starts with
         else:

@@ -83,8 +83,8 @@ def run_faults(
     if unknown:
         raise FaultsError(f"no campaign {unknown[0]!r} (campaigns: {', '.join(CAMPAIGNS)}, all)")
     t0 = time.perf_counter()
-    target = target or Target()
-    target.check()
+    # the setup made once, here: every unit carries it to its worker
+    target = (target or Target()).resolved()
     rig_for(target)  # a target with no model fails here, before any work
     units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
     outcomes = {c: Outcome(c) for c in campaigns}
@@ -101,6 +101,7 @@ def run_faults(
 def replay(text: str) -> list[Violation]:
     """Run the cuts a replay id names, judging each: the violations found."""
     campaign, target, image, codes, steps = parse_replay(text)
+    target = target.resolved()
     args = unit_args(text)
     if args is not None:
         if campaign not in CAMPAIGNS:

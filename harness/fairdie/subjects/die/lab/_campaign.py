@@ -16,11 +16,13 @@ A firmware with no model runs as one shard.
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from array import array
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fairdie._pool import map_work
 from fairdie.errors import FairdieError
@@ -32,8 +34,12 @@ from fairdie.subjects.die.lab._predict import Tally, tally
 from fairdie.subjects.die.lab._public import public_view
 from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
 
+if TYPE_CHECKING:
+    from fairdie.device import Setup
+
 __all__ = [
     "REFERENCE_D",
+    "SEED_CHECK",
     "Campaign",
     "CampaignError",
     "CampaignResult",
@@ -41,6 +47,7 @@ __all__ = [
     "code_table",
     "conversion_instants",
     "run_campaign",
+    "seed_matters",
 ]
 
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
@@ -55,23 +62,47 @@ class CampaignError(FairdieError):
 
 @dataclass(frozen=True)
 class Campaign:
-    """What to press: everything a campaign's result depends on."""
+    """What to press: everything a campaign's result depends on.
+
+    The strings are the user's words (:meth:`replay` names them); ``setup``
+    is the die they resolve to at the campaign's seed, made once by
+    :meth:`resolved` where the campaign is planned and carried whole to
+    the processes that press its shards.
+    """
 
     presses: int
-    noise: str = "floating"
+    #: what the analog input reads (None: the die has none, chance is in the timing)
+    noise: str | None = "floating"
     seed: int = 0
     variant: str | None = None
     firmware: str | None = None
     board: str = "die-direct"
+    #: when a person presses (fairdie.stimulus; None: the die's default, human for a
+    #: button die with no analog input, else fixed holds)
+    timing: str | None = None
+    setup: Setup | None = field(default=None, compare=False, repr=False)
+
+    def made_setup(self) -> Setup:
+        """The setup, at the campaign's seed: the one carried, else made now
+        (the board checked against the build)."""
+        if self.setup is not None:
+            return self.setup if self.setup.seed == self.seed else self.setup.with_seed(self.seed)
+        from fairdie.subjects.die._cli import die_setup
+
+        return die_setup(self.board, variant=self.variant, firmware=self.firmware, seed=self.seed)
+
+    def resolved(self) -> Campaign:
+        """This campaign carrying its setup (made here if it had none)."""
+        return self if self.setup is not None else replace(self, setup=self.made_setup())
 
     def replay(self) -> str:
         """The command line that runs this campaign again."""
-        parts = [
-            "fairdie lab campaign",
-            f"--presses {self.presses}",
-            f"--noise {self.noise}",
-            f"--seed {self.seed}",
-        ]
+        parts = ["fairdie lab campaign", f"--presses {self.presses}"]
+        if self.noise is not None:
+            parts.append(f"--noise {self.noise}")
+        parts.append(f"--seed {self.seed}")
+        if self.timing:
+            parts.append(f"--timing {shlex.quote(self.timing)}")
         if self.variant:
             parts.append(f"--variant {self.variant}")
         if self.firmware:
@@ -124,26 +155,30 @@ class _ShardResult:
 
 
 def _die(c: Campaign, image: bytes) -> Any:
-    """A fresh die of the campaign from ``image`` (one chip per process, restored)."""
-    from fairdie.subjects.die import Die  # the simulator: only where presses run
+    """A fresh die of the campaign's setup from ``image`` (one chip per process, restored)."""
+    from fairdie.subjects.die._cli import die_for  # the simulator: only where presses run
     from fairdie.subjects.die._fresh import fresh_dice
 
-    def make() -> Die:
-        return Die(board=c.board, firmware=c.firmware, variant=c.variant, seed=c.seed)
+    setup = c.made_setup()
+    bd = setup.board
+    assert bd is not None  # a campaign's setup is a board's
+    # a board need not hash (its tables): its file and when it changed stand for it
+    recipe = (replace(setup, board=None), bd.source, _stamp(Path(bd.source)))
+    key = ("campaign", recipe, _stamp(setup.firmware), c.timing)
+    return fresh_dice(key, lambda: die_for(setup, timing=c.timing)).get(image)
 
-    key = ("campaign", c.board, _stamp(c.board), c.firmware, _stamp(c.firmware), c.variant, c.seed)
-    return fresh_dice(key, make).get(image)
 
-
-def _stamp(path: str | None) -> int | None:
-    """A file's modification time (a file changed since makes a new die), if it is one."""
+def _stamp(path: Path) -> int | None:
+    """A file's modification time (a file changed since makes a new die)."""
     try:
-        return os.stat(path).st_mtime_ns if path else None
+        return os.stat(path).st_mtime_ns
     except OSError:
-        return None  # a shipped board's name
+        return None  # gone: loading it says so
 
 
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
+    if c.noise is None:
+        raise CampaignError("this die reads an analog input: give a noise model")
     if c.noise.strip().lower() == "adversarial":
         if model is None:
             raise CampaignError(
@@ -168,10 +203,11 @@ def _run_shard(shard: _Shard) -> _ShardResult:
         die.set_noise(
             _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
         )
-    else:  # no model: one shard, reading the noise itself (never adversarial)
+    elif c.noise is not None:  # no model: one shard, reading the noise itself (never adversarial)
         die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
-    die.presses = shard.start
-    faces = bytearray(die.roll(_HOLD_S).face or 0 for _ in range(shard.count))
+    die.seek(shard.start)
+    hold = None if die.timing is not None else _HOLD_S  # a timing draws each hold
+    faces = bytearray(die.roll(hold).face or 0 for _ in range(shard.count))
     return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
 
 
@@ -253,6 +289,8 @@ class CampaignResult:
     shards: int
     seconds: float
     emulated_seconds: float  #: summed over the shards
+    faces: bytes = b""  #: every press's face, in order
+    timing: str | None = None  #: the press timing the dice followed (None: fixed holds)
 
     @property
     def presses_per_s(self) -> float:
@@ -264,6 +302,7 @@ class CampaignResult:
             "presses": self.campaign.presses,
             "noise": self.campaign.noise,
             "seed": self.campaign.seed,
+            "timing": self.timing,
             "variant": self.campaign.variant,
             "model": self.model,
             "counts": list(t.counts),
@@ -285,10 +324,18 @@ def run_campaign(
 ) -> CampaignResult:
     """Run a campaign; ``progress(n)`` is told of each n presses done."""
     t0 = time.perf_counter()
+    c = c.resolved()  # the board and firmware loaded once, here: the shards carry the setup
     probe = _die(c, _ERASED)
     model: DieModel | None = probe.model
     vcc = probe.chip.vcc_mv
-    campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
+    timing = str(probe.timing) if probe.timing is not None else None
+    if probe.noise is None and c.noise is not None:
+        raise CampaignError(
+            f"board {probe.board.name} has no analog input to feed noise {c.noise!r} to"
+            " (give no --noise: its chance is in when it is pressed, --timing)"
+        )
+    if c.noise is not None or probe.noise is not None:
+        campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
     workers = max(jobs, 1) if not scheduler else 8
     count = 1 if model is None else min(c.presses, max(1, workers * 4))
     cuts = [c.presses * i // count for i in range(count)]
@@ -328,9 +375,29 @@ def run_campaign(
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
     start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
     t = tally([f - 1 for f in faces], start)
-    return CampaignResult(
-        c, model.name if model else None, t, len(shards), time.perf_counter() - t0, emulated
-    )
+    seconds = time.perf_counter() - t0
+    name = model.name if model else None
+    return CampaignResult(c, name, t, len(shards), seconds, emulated, bytes(faces), timing)
+
+
+#: presses pressed again under another seed to tell whether the seed matters
+SEED_CHECK = 24
+
+
+def seed_matters(result: CampaignResult) -> bool:
+    """Whether the campaign's faces change with its seed: its first presses
+    against a short campaign's under another seed (cheap)."""
+    from fairdie.stimulus import depends_on_seed
+
+    c = result.campaign
+    n = min(c.presses, SEED_CHECK)
+
+    def faces(seed: int) -> bytes:
+        if seed == c.seed:
+            return result.faces[:n]
+        return run_campaign(replace(c, presses=n, seed=seed)).faces
+
+    return depends_on_seed(faces, (c.seed, c.seed ^ 1))
 
 
 def reference_tallies(presses: int, seed: int) -> dict[str, Tally]:

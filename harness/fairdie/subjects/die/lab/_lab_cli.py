@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from typing import Any
 
 from fairdie._cmdline import (
@@ -77,6 +78,18 @@ def _parser() -> Parser:
     return p
 
 
+def _timing_spec(text: str) -> str:
+    """A press timing's spec, checked (fairdie.stimulus.parse_timing) and kept as given."""
+    from fairdie.errors import FairdieError
+    from fairdie.stimulus import parse_timing
+
+    try:
+        parse_timing(text)
+    except FairdieError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _row(name: str, entry: dict[str, Any] | None, params: str) -> str:
     if entry is None:
         return f"{name:<17} {'-':<12} no candidate reaches the threshold"
@@ -132,8 +145,18 @@ def _campaign_parser() -> Parser:
         "fairness and what a player can predict; dice, deck and dynamic dice beside it.",
     )
     p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
-    p.add_argument("--noise", default="floating", help="noise model (default floating)")
+    p.add_argument(
+        "--noise",
+        help="noise model (default floating; none for a die with no analog input)",
+    )
     p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
+    p.add_argument(
+        "--timing",
+        type=_timing_spec,
+        metavar="SPEC",
+        help="when a person presses: human (the default for a button die with no analog"
+        " input), fixed, or human:interval=0.8,hold=120ms (fairdie.stimulus)",
+    )
     add_target_options(p, doing="press")
     add_spread_options(p, pieces="shards")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
@@ -144,7 +167,12 @@ def _campaign_parser() -> Parser:
 def campaign_main(argv: list[str]) -> int:
     """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
     from fairdie.errors import FairdieError
-    from fairdie.subjects.die.lab._campaign import Campaign, reference_tallies, run_campaign
+    from fairdie.subjects.die.lab._campaign import (
+        Campaign,
+        reference_tallies,
+        run_campaign,
+        seed_matters,
+    )
 
     args = parse(_campaign_parser(), argv)
     if isinstance(args, int):
@@ -158,19 +186,30 @@ def campaign_main(argv: list[str]) -> int:
                 file=sys.stderr,
             )
             return 2
-    c = Campaign(args.presses, args.noise, args.seed, args.variant, args.firmware, args.board)
+    c = Campaign(
+        args.presses,
+        args.noise,
+        args.seed,
+        args.variant,
+        args.firmware,
+        args.board,
+        timing=args.timing,
+    )
     update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
-        from fairdie.board import check_build, load_board
-
-        check_build(load_board(args.board), args.variant)  # the board fits the build it runs
+        c = c.resolved()  # the board fits the build it runs, checked before any press
+        board = c.made_setup().board
+        if c.noise is None and board is not None and board.analog:  # its default noise
+            c = replace(c, noise="floating")
         result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
+        matters = seed_matters(result)
     except FairdieError as e:
         print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
         return 2
     finally:
         close()
     out = result.as_json()
+    out["seed_matters"] = matters
     refs = reference_tallies(args.presses, args.seed)
     out["reference"] = {name: t.as_json() for name, t in refs.items()}
     if args.plot:
@@ -183,11 +222,16 @@ def campaign_main(argv: list[str]) -> int:
         print(json.dumps(out, indent=2))
     else:
         rows = [("firmware", out), *out["reference"].items()]
+        pressed = f", timing {out['timing']}" if out["timing"] else ""
         print(
-            f"{args.presses} presses, noise {args.noise}, seed {args.seed}: "
-            f"counts {out['counts']}, chi2 p {out['chi2_p']:.3g}, "
-            f"{out['presses_per_s']:.0f} presses/s"
+            f"{args.presses} presses, noise {out['noise'] or 'none'}{pressed}, seed {args.seed}:"
+            f" counts {out['counts']}, chi2 p {out['chi2_p']:.3g},"
+            f" {out['presses_per_s']:.0f} presses/s"
         )
+        if not matters:
+            print(
+                f"note: these faces do not depend on --seed (seed {args.seed ^ 1} rolls the same)"
+            )
         print(f"{'system':<14}{'spread':>7}{'worst':>7}{'absence':>8}{'entropy':>9}{'guess':>7}")
         for name, m in rows:
             print(
