@@ -73,3 +73,15 @@ def test_a_setup_pickles_whole_with_its_board_and_its_subjects_sections() -> Non
     assert again == setup and hash(again) == hash(setup)
     assert again.board == setup.board and again.board is not setup.board
     assert again.load() == setup.load()
+
+
+def test_a_setup_of_a_board_with_displays_hashes() -> None:
+    from fairdie.board import load_board
+
+    board = load_board(
+        str(
+            Path(__file__).resolve().parents[2]
+            / "harness/fairdie/firmware/tests/button_die/board.toml"
+        )
+    )
+    assert board.displays and hash(board) == hash(load_board(board.source))

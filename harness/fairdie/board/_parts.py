@@ -105,6 +105,9 @@ class Display:
     leds: tuple[str, ...]
     symbols: Mapping[frozenset[str], str]
 
+    def __hash__(self) -> int:  # the symbol table is a mapping: hash its items
+        return hash((self.name, self.leds, frozenset(self.symbols.items())))
+
     def decode(self, lit: frozenset[str]) -> str:
         """The symbol the display's lit LEDs show: one of its symbols, ``"off"``
         when none is lit (unless a symbol is the empty set), else ``"invalid"``."""
