@@ -12,6 +12,8 @@ from typing import NoReturn
 
 __all__ = [
     "MAX_JOBS",
+    "MAX_SEED",
+    "SEED",
     "BadInput",
     "Parser",
     "add_spread_options",
@@ -23,6 +25,7 @@ __all__ = [
 ]
 
 MAX_JOBS = 256  #: local processes a command may ask for
+MAX_SEED = 2**63 - 1  #: the largest seed a run takes (every chip, noise model and timing)
 # [scheme://]host:port, as Dask takes a scheduler address
 _ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})\Z")
 
@@ -116,3 +119,7 @@ def progress_bar(
         bar.update(n)
 
     return update, bar.close
+
+
+#: a seed as every command and the plugin take it: a whole number 0..MAX_SEED
+SEED = int_in(0, MAX_SEED)

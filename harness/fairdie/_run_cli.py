@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import Parser, int_in, parse
+from fairdie._cmdline import SEED, Parser, int_in, parse
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def run_parser(
         " leds=NAME,... (at most --for)",
     )
     p.add_argument("--scenario", type=Path, metavar="S.toml", help="run this scenario file")
-    p.add_argument("--seed", type=int_in(0, 2**63 - 1), metavar="N", help="default 0")
+    p.add_argument("--seed", type=SEED, metavar="N", help="default 0")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
 

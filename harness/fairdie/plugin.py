@@ -39,6 +39,7 @@ This module imports nothing compiled, so pytest starts without the binding.
 
 from __future__ import annotations
 
+import argparse
 import os
 import shlex
 import sys
@@ -50,6 +51,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
+
+from fairdie._cmdline import SEED
 
 if TYPE_CHECKING:
     from fairdie._evidence import Subject, Subjects
@@ -177,11 +180,7 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.import_plugin(subject.fixtures)
             names.update(getattr(sys.modules[subject.fixtures], "__all__", ()))
     config.stash[_FIXTURES] = frozenset(names)
-    seed = _value(config, _SEED) or "0"
-    try:
-        int(seed, 0)
-    except ValueError:
-        raise pytest.UsageError(f"fairdie: --fairdie-seed: not a whole number: {seed!r}") from None
+    seed = _seed(config)
     firmware, board_name = _value(config, _FIRMWARE), _value(config, _BOARD)
     if not firmware and board_name is None:
         return
@@ -195,7 +194,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if firmware:  # the session's setup, checked now: the fixtures reuse it
             from fairdie.device import Setup
 
-            config.stash[_SETUP] = Setup.make(Path(firmware), board=board, seed=int(seed, 0))
+            config.stash[_SETUP] = Setup.make(Path(firmware), board=board, seed=seed)
         elif board.firmware is None:
             raise FairdieError(_NO_TARGET.format(board.name))
     except FairdieError as e:
@@ -314,13 +313,18 @@ def fairdie_evidence(pytestconfig: pytest.Config) -> Path:
     return evidence_dir(pytestconfig)
 
 
+def _seed(config: pytest.Config) -> int:
+    """The session's seed, in the range every chip takes; one usage error if not."""
+    raw = _value(config, _SEED) or "0"
+    try:
+        return SEED(raw)
+    except argparse.ArgumentTypeError as e:
+        raise pytest.UsageError(f"fairdie: --fairdie-seed: {e}") from None
+
+
 @pytest.fixture(scope="session")
 def fairdie_seed(pytestconfig: pytest.Config) -> int:
-    raw = _value(pytestconfig, _SEED) or "0"
-    try:
-        return int(raw, 0)
-    except ValueError:
-        raise pytest.UsageError(f"fairdie_seed: not a whole number: {raw!r}") from None
+    return _seed(pytestconfig)
 
 
 @pytest.fixture(scope="session")

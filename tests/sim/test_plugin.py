@@ -123,12 +123,22 @@ def test_a_firmware_needs_its_board(pytester: pytest.Pytester) -> None:
     ]
 
 
-def test_a_bad_seed_is_one_usage_error_at_configure_time(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("seed", "message"),
+    [
+        ("twelve", "not a whole number: 'twelve'"),
+        ("-1", "-1 is out of range (0..9223372036854775807)"),
+        (str(2**64), f"{2**64} is out of range (0..9223372036854775807)"),
+    ],
+)
+def test_a_bad_seed_is_one_usage_error_at_configure_time(
+    pytester: pytest.Pytester, seed: str, message: str
+) -> None:
     pytester.makepyfile("def test_never_run():\n    raise AssertionError('ran')\n")
-    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--fairdie-seed=twelve")
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--fairdie-seed={seed}")
     assert r.ret == pytest.ExitCode.USAGE_ERROR
     lines = [line for line in r.stderr.str().splitlines() if line.strip()]
-    assert lines == ["ERROR: fairdie: --fairdie-seed: not a whole number: 'twelve'"]
+    assert lines == [f"ERROR: fairdie: --fairdie-seed: {message}"]
     assert "ran" not in r.stdout.str()
 
 

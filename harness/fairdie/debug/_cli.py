@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairdie._cmdline import BadInput, Parser, int_in
+from fairdie._cmdline import SEED, BadInput, Parser, int_in
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ def _parser() -> Parser:
     p.add_argument("--eep", type=Path, metavar="PATH", help="EEPROM image for a HEX firmware")
     p.add_argument("--f-cpu", type=int_in(1_000, 32_000_000), metavar="HZ")
     p.add_argument("--noise", metavar="MODEL", help="what the board's analog input reads")
-    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--seed", type=SEED, default=0, metavar="S")
     return p
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fairdie._cmdline import BadInput, Parser, int_in
+from fairdie._cmdline import SEED, BadInput, Parser, int_in
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
@@ -99,7 +99,7 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the button that rolls the die (default: the board's [die] roll, else its power)",
     )
-    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, metavar="S")
+    p.add_argument("--seed", type=SEED, default=0, metavar="S")
     p.add_argument(
         "--timing",
         type=_timing,
@@ -388,7 +388,7 @@ def demo_main(argv: list[str]) -> int:
         description="Build the die, press it a few dozen times, show the table.",
     )
     p.add_argument("--count", type=int_in(1, 1000), default=36, metavar="N")
-    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=1, metavar="S")
+    p.add_argument("--seed", type=SEED, default=1, metavar="S")
     p.add_argument("--variant", choices=sorted(VARIANT_BOARDS), default="direct")
     return _run("fairdie demo", p, argv, _demo)
 
