@@ -45,10 +45,10 @@ from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 
 if TYPE_CHECKING:
     from fairdie.verify._candidate import Candidate
-    from fairdie.verify._energy import Energy, Part, estimate
+    from fairdie.verify._energy import Energy, Part, estimate, estimate_run
     from fairdie.verify._report import pyplot, save_figure, write_report
     from fairdie.verify._run import Verdict, all_checks, verify
-    from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline
+    from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline, record_run
 
 __all__ = [
     "CR2032_MAH",
@@ -74,9 +74,11 @@ __all__ = [
     "Verdict",
     "all_checks",
     "estimate",
+    "estimate_run",
     "fail",
     "ok",
     "pyplot",
+    "record_run",
     "save_figure",
     "skip",
     "verify",
@@ -89,6 +91,7 @@ _LAZY = {
     "Energy": "_energy",
     "Part": "_energy",
     "estimate": "_energy",
+    "estimate_run": "_energy",
     "pyplot": "_report",
     "save_figure": "_report",
     "write_report": "_report",
@@ -99,6 +102,7 @@ _LAZY = {
     "Recorder": "_timeline",
     "Sleep": "_timeline",
     "Timeline": "_timeline",
+    "record_run": "_timeline",
 }
 
 
