@@ -333,6 +333,29 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str)
     assert err.startswith("fairdie: error: ") and err.count("\n") == 1 and message in err
 
 
+def test_a_subject_adds_its_own_options_and_the_core_has_none_of_them(capsys) -> None:
+    from dataclasses import fields
+
+    from fairdie.verify import Options
+    from fairdie.verify._cli import _parser
+    from fairdie.verify._run import subject_checks
+
+    assert [f.name for f in fields(Options)] == ["seed", "jobs", "scheduler", "subjects"]
+    assert main(["verify", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    die_part = help_text[help_text.index("the die's options (its boards only):") :]
+    assert "--presses N" in die_part and "--hold SECONDS" in die_part
+    core_part = help_text[help_text.index("options:") : help_text.index("the die's options")]
+    assert "--presses" not in core_part and "--seed S" in core_part
+    # the parsed values reach the die's checks as the die's own options value
+    (die,) = [s for s in subject_checks() if s.subject == "die"]
+    assert die.options is not None
+    args = _parser([], [die]).parse_args(["--presses", "300", "--hold", "0.5"])
+    got = Options(subjects={"die": die.options.read(args)}).of(die)
+    assert (got.presses, got.hold) == (300, 0.5)
+    assert Options().of(die) == die.options.default  # verify() from Python: the defaults
+
+
 def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):
     rc, seen = on_a_terminal("verify", "--board", "die-direct", "--only", "faces")
     assert rc == 0 and b"%" in seen and b"/100" in seen, seen  # tqdm's bar, on the terminal

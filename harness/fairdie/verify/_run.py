@@ -102,12 +102,7 @@ class Verdict:
             "notes": list(self.notes),
             "unmodelled": list(self.unmodelled),
             "energy": self.energy.as_json() if self.energy else None,
-            "options": {
-                "presses": self.options.presses,
-                "hold": self.options.hold,
-                "seed": self.options.seed,
-                "jobs": self.options.jobs,
-            },
+            "options": self.options.as_json(),
             "seconds": round(self.seconds, 2),
         }
 
