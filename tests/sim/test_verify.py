@@ -19,6 +19,7 @@ from fairdie.errors import BoardError
 from fairdie.toolchain import build
 from fairdie.verify import FIGURES, all_checks
 from fairdie.verify._cli import format_verdict
+from fairdie.verify._recorded import RUN_CHECKS
 
 pytestmark = pytest.mark.sim
 
@@ -40,6 +41,7 @@ def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
 DIRECT = ("--board", "die-direct")  # a file no shipped board builds names its board
 NAMES = [c.name for c, _ in all_checks()]
 DIE_NAMES = [c.name for c, s in all_checks() if s is not None and s.subject == "die"]
+RUN_NAMES = [c.name for c in RUN_CHECKS]  # the core's, which the die's replace on a die
 
 
 def mutant(**defines: int) -> str:
@@ -270,9 +272,17 @@ def test_a_board_that_is_no_die_runs_the_core_checks_and_skips_the_dies(
     assert "names no firmware target" in c["board-wiring"]["reason"]
     assert c["scenarios"] == {**c["scenarios"], "status": "skipped"}
     assert c["scenarios"]["reason"] == "no scenarios on this board"
-    for name in DIE_NAMES:
+    for name in set(DIE_NAMES) - set(RUN_NAMES):
         assert c[name]["status"] == "skipped", name
         assert c[name]["reason"] == "board tone-box is no die: no [die] table"
+    # the die's energy and stored-before-shown replace the core's on a die only: here the
+    # core's run, on 2 s of the tone firmware with no input
+    assert (
+        c["energy"]["status"] == "pass" and "2 s from power-on, no input" in c["energy"]["reason"]
+    )
+    assert out["energy"]["run_s"] == 2 and out["energy"]["presses_recorded"] == 0
+    assert c["stored-before-shown"]["status"] == "skipped"
+    assert "wrote no EEPROM" in c["stored-before-shown"]["reason"]
     assert "model" not in out and out["facts"] == []  # the die's checks learnt nothing
     text = format_verdict(out)
     assert re.search(r"^power-cuts\s+skipped\s+board tone-box is no die", text, re.M)

@@ -177,7 +177,7 @@ class Context:
         self.energy: Energy | None = None
         self.timeline: Timeline | None = None  #: one recorded run, for the timing diagram
         self.report: list[ReportPart] = []
-        #: a subject's own state, by subject name
+        #: a subject's own state, by subject name (the core's keys start "verify.")
         self.state: dict[str, Any] = {}
         self._chips: list[Chip] = []
 

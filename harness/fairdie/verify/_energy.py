@@ -98,11 +98,11 @@ class Energy:
         if self.run_s is not None:
             ma = self.mean_ma or 0.0
             line = (
-                f"estimate: {_charge(self.per_press_uc)} over {self.run_s:.3g} s"
-                f" ({'; '.join(self.runs)}), a mean {ma:.3g} mA"
+                f"estimate: a mean {ma:.3g} mA ({_charge(self.per_press_uc)} over"
+                f" {self.run_s:.3g} s: {'; '.join(self.runs)})"
             )
             if ma > 0:
-                line += f": a CR2032 ({CR2032_MAH:g} mAh) lasts ~{CR2032_MAH / ma:,.0f} h at that"
+                line += f"; a CR2032 ({CR2032_MAH:g} mAh) lasts ~{CR2032_MAH / ma:,.0f} h at it"
             return line
         if self.by_power:
             return (
@@ -190,7 +190,8 @@ def _press(tl: Timeline, board: Board, t0: int, t1: int, tally: _Tally) -> None:
         asleep += cycles
         name, ma, key = _sleep_ma(s.mode, s.watchdog, f, tally)
         tally.add(name, cycles / f, ma, key)
-    tally.add("CPU active", (t1 - t0 - asleep) / f, active_ma(f), "active")
+    off = _overlap(tl.unpowered, t0, t1)
+    tally.add("CPU active", (t1 - t0 - asleep - off) / f, active_ma(f), "active")
     ee = _overlap([(a, b) for a, b, _ in tl.eeprom], t0, t1)
     key = "EEPROM programming"
     tally.add(key, ee / f, FIGURES[key].value, key)

@@ -79,6 +79,8 @@ class Timeline:
     sleep_modes: bool = True
     #: each port's state word when the recording started (its pins' changes are :attr:`pins`)
     ports: tuple[tuple[str, int], ...] = ()
+    #: (start, end) of each stretch the chip was unpowered (a scenario's power steps)
+    unpowered: tuple[tuple[int, int], ...] = ()
 
     def ms(self, cycle: int) -> float:
         """Milliseconds from the start of the press."""
