@@ -19,6 +19,7 @@ from fairdie.errors import BoardError
 from fairdie.toolchain import build
 from fairdie.verify import FIGURES, all_checks
 from fairdie.verify._cli import format_verdict
+from fairdie.verify._recorded import RUN_CHECKS
 
 pytestmark = pytest.mark.sim
 
@@ -40,6 +41,7 @@ def checks(out: dict[str, Any]) -> dict[str, dict[str, Any]]:
 DIRECT = ("--board", "die-direct")  # a file no shipped board builds names its board
 NAMES = [c.name for c, _ in all_checks()]
 DIE_NAMES = [c.name for c, s in all_checks() if s is not None and s.subject == "die"]
+RUN_NAMES = [c.name for c in RUN_CHECKS]  # the core's, which the die's replace on a die
 
 
 def mutant(**defines: int) -> str:
@@ -270,9 +272,17 @@ def test_a_board_that_is_no_die_runs_the_core_checks_and_skips_the_dies(
     assert "names no firmware target" in c["board-wiring"]["reason"]
     assert c["scenarios"] == {**c["scenarios"], "status": "skipped"}
     assert c["scenarios"]["reason"] == "no scenarios on this board"
-    for name in DIE_NAMES:
+    for name in set(DIE_NAMES) - set(RUN_NAMES):
         assert c[name]["status"] == "skipped", name
         assert c[name]["reason"] == "board tone-box is no die: no [die] table"
+    # the die's energy and stored-before-shown replace the core's on a die only: here the
+    # core's run, on 2 s of the tone firmware with no input
+    assert (
+        c["energy"]["status"] == "pass" and "2 s from power-on, no input" in c["energy"]["reason"]
+    )
+    assert out["energy"]["run_s"] == 2 and out["energy"]["presses_recorded"] == 0
+    assert c["stored-before-shown"]["status"] == "skipped"
+    assert "wrote no EEPROM" in c["stored-before-shown"]["reason"]
     assert "model" not in out and out["facts"] == []  # the die's checks learnt nothing
     text = format_verdict(out)
     assert re.search(r"^power-cuts\s+skipped\s+board tone-box is no die", text, re.M)
@@ -331,6 +341,29 @@ def test_bad_input_is_one_line_and_exit_2(capsys, args: list[str], message: str)
     out, err = capsys.readouterr()
     assert rc == 2 and out == ""
     assert err.startswith("fairdie: error: ") and err.count("\n") == 1 and message in err
+
+
+def test_a_subject_adds_its_own_options_and_the_core_has_none_of_them(capsys) -> None:
+    from dataclasses import fields
+
+    from fairdie.verify import Options
+    from fairdie.verify._cli import _parser
+    from fairdie.verify._run import subject_checks
+
+    assert [f.name for f in fields(Options)] == ["seed", "jobs", "scheduler", "subjects"]
+    assert main(["verify", "--help"]) == 0
+    help_text = capsys.readouterr().out
+    die_part = help_text[help_text.index("the die's options (its boards only):") :]
+    assert "--presses N" in die_part and "--hold SECONDS" in die_part
+    core_part = help_text[help_text.index("options:") : help_text.index("the die's options")]
+    assert "--presses" not in core_part and "--seed S" in core_part
+    # the parsed values reach the die's checks as the die's own options value
+    (die,) = [s for s in subject_checks() if s.subject == "die"]
+    assert die.options is not None
+    args = _parser([], [die]).parse_args(["--presses", "300", "--hold", "0.5"])
+    got = Options(subjects={"die": die.options.read(args)}).of(die)
+    assert (got.presses, got.hold) == (300, 0.5)
+    assert Options().of(die) == die.options.default  # verify() from Python: the defaults
 
 
 def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):

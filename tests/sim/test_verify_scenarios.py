@@ -1,5 +1,6 @@
-"""``fairdie verify`` on firmware that is no die: the core's checks and the
-scenario files its board names; exit 0 when it behaves, 1 naming the step."""
+"""``fairdie verify`` on firmware that is no die: the core's checks (the
+energy and the EEPROM timing of a recorded run included) and the scenario
+files its board names; exit 0 when it behaves, 1 naming the step."""
 
 from __future__ import annotations
 
@@ -65,6 +66,77 @@ def test_a_board_whose_scenario_holds_passes(capsys, elf, tmp_path) -> None:
     assert checks["scenarios"]["status"] == "pass"
     assert checks["mcu-and-memory"]["status"] == "pass"
     assert checks["faces"]["status"] == "skipped" and checks["faces"]["reason"]
+    # the energy of the scenario's run: 50 + 3 x 80 + 50 ms, idle between 1 ms ticks
+    energy = checks["energy"]
+    assert energy["status"] == "pass" and energy["details"]["runs"] == ["scenario solve.toml"]
+    e = out["energy"]
+    assert e["run_s"] == pytest.approx(0.34, rel=0.01)
+    parts = {p["name"]: p["ms"] for p in e["parts"]}
+    assert parts.keys() == {"LEDs (ms summed over LEDs)", "sleep: idle", "CPU active"}
+    assert parts["sleep: idle"] + parts["CPU active"] == pytest.approx(340, rel=0.01)
+    # l1 and l3 lit from the start, all five by the end: between 2 and 5 LEDs all along
+    assert 2 * 340 < parts["LEDs (ms summed over LEDs)"] < 5 * 340
+    assert "a CR2032 (225 mAh) lasts" in energy["reason"]
+    stored = checks["stored-before-shown"]
+    assert stored["status"] == "skipped" and "wrote no EEPROM" in stored["reason"]
+
+
+def test_with_no_scenarios_the_energy_is_of_two_seconds_with_no_input(capsys, elf) -> None:
+    rc, out = _verify(capsys, elf, LIGHTSOUT / "board.toml")
+    checks = {c["name"]: c for c in out["checks"]}
+    assert rc == 0 and checks["energy"]["status"] == "pass"
+    assert out["energy"]["runs"] == ["2 s from power-on, no input"] and out["energy"]["run_s"] == 2
+    # l1 and l3 lit the whole time (but for the 5 us of each 1 ms tick the buttons are read)
+    leds = {p["name"]: p["ms"] for p in out["energy"]["parts"]}["LEDs (ms summed over LEDs)"]
+    assert leds == pytest.approx(2 * 2000, rel=0.01)
+
+
+EEPROM_BOARD = """
+[board]
+name = "store-and-show"
+mcu = "attiny13a"
+f_cpu = 1200000
+vcc_mv = 3000
+
+[[led]]
+name = "shown"
+anode = "{anode}"
+cathode = "{cathode}"
+x = 0
+y = 0
+"""
+
+
+@pytest.mark.parametrize(
+    ("toggle_first", "anode", "cathode", "passes"),
+    [
+        (0, "VCC", "PB0", True),  # each write completes, then the LED changes
+        (0, "PB0", "GND", True),
+        (1, "PB0", "GND", False),  # the LED lights as the first write starts
+    ],
+)
+def test_each_eeprom_write_completes_before_something_new_shows(
+    capsys, build_test_firmware, tmp_path, toggle_first: int, anode: str, cathode: str, passes
+) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text(EEPROM_BOARD.format(anode=anode, cathode=cathode))
+    elf = str(build_test_firmware("eeprom", EE_TOGGLE_FIRST=toggle_first).elf)
+    rc, out = _verify(capsys, elf, board)
+    checks = {c["name"]: c for c in out["checks"]}
+    stored = checks["stored-before-shown"]
+    assert stored["details"]["writes"] == 3
+    if passes:
+        assert rc == 0 and stored["status"] == "pass", stored["reason"]
+        assert stored["reason"].startswith("3 EEPROM writes (2 s from power-on, no input)")
+    else:
+        assert rc == 1 and stored["status"] == "fail"
+        assert stored["reason"].startswith(
+            "shown lit while the EEPROM write of address 0 was in flight (0.0"
+        )
+        assert stored["details"]["address"] == 0
+    # three writes: 3.4 ms erase and write, 1.8 ms erase, 1.8 ms write
+    parts = {p["name"]: p["ms"] for p in out["energy"]["parts"]}
+    assert parts["EEPROM programming"] == pytest.approx(7.0, rel=0.01)
 
 
 def test_a_scenario_that_fails_names_its_step(capsys, elf, tmp_path) -> None:

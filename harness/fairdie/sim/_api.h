@@ -11,7 +11,7 @@ typedef struct fd_chip fd_chip;
 /* Kinds of engine events. The trace records the kinds in its mask; a run
  * stops on the kinds in fd_stops.kinds. Bits, so that a set is a mask. */
 #define FD_EV_PIN 1          /* a = port letter, b = state word after, c = before */
-#define FD_EV_SLEEP 2        /* SLEEP ran; a = 1: interrupts off; b = 1 + SM bits (0: unknown) */
+#define FD_EV_SLEEP 2        /* SLEEP; a = 1: interrupts off; b = 1 + SM bits; c = 1: WDT on */
 #define FD_EV_WAKE 4         /* the CPU woke                                       */
 #define FD_EV_EEPROM_START 8 /* a = address, b = old byte, c = new byte | mode << 8  */
 #define FD_EV_EEPROM_DONE 16 /* a = address, b = byte stored, c = 1 when cut by power */

@@ -293,6 +293,7 @@ void fd_after_reset(avr_io_t *io);
 /* _shim_sleep.c: fd_sleep_enter returns 0 when SLEEP is a no-op (SE clear) */
 void fd_sleep_attach(fd_chip *c);
 int fd_sleep_enter(fd_chip *c);
+int fd_watchdog_on(fd_chip *c);
 void fd_woke(fd_chip *c);
 void fd_sleep_forget(fd_chip *c);
 void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long);

@@ -309,7 +309,7 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
                 continue;
             }
             c->st.asleep = 1;
-            fd_event_raise(c, FD_EV_SLEEP, 1, c->st.sleep_mode, 0);
+            fd_event_raise(c, FD_EV_SLEEP, 1, c->st.sleep_mode, fd_watchdog_on(c));
             stop |= c->stop & FD_STOP_EVENT;
         }
         if (quiet && (s == cpu_Sleeping || s == cpu_Done) &&

@@ -88,6 +88,13 @@ static int fd_wakes(fd_chip *c, avr_int_vector_t *v, int mode) {
     return 0;
 }
 
+/* The watchdog runs: its reset or its interrupt is enabled (the SLEEP
+ * event says so: a power-down draws more with it on). */
+int fd_watchdog_on(fd_chip *c) {
+    return c->wdt &&
+           (avr_regbit_get(c->avr, c->wdt->wde) || avr_regbit_get(c->avr, c->wdt->watchdog.enable));
+}
+
 int fd_sleep_enter(fd_chip *c) {
     avr_t *avr = c->avr;
     fd_state *st = &c->st;
@@ -191,7 +198,7 @@ void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long) {
             return;
         }
         c->st.asleep = 1;
-        fd_event_at(c, avr->cycle - 1, FD_EV_SLEEP, 0, c->st.sleep_mode, 0);
+        fd_event_at(c, avr->cycle - 1, FD_EV_SLEEP, 0, c->st.sleep_mode, fd_watchdog_on(c));
     }
     c->st.sleep_steps++;
     c->stop |= FD_STOP_SLEPT;

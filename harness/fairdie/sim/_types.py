@@ -68,7 +68,9 @@ class Event:
     """One engine event. ``a``, ``b``, ``c`` by kind (as the C shim gives them):
 
     - PIN: port letter code, state word after, state word before;
-    - SLEEP: 1 when interrupts were off (nothing can wake it);
+    - SLEEP: 1 when interrupts were off (nothing can wake it), 1 + the SM bits
+      (0: unknown; :func:`~fairdie.sim.sleep_mode_name` names them), 1 when
+      the watchdog runs (its reset or interrupt enabled);
     - EEPROM_START: address, old byte, new byte | EEPM mode << 8;
     - EEPROM_DONE: address, byte stored, 1 when cut by the power;
     - ADC: channel | reference << 8, millivolts, code | vref_mv << 16;

@@ -45,7 +45,7 @@ from vcd import VCDWriter
 
 from fairdie.sim._types import Event, EventKind, Level, parse_pin
 
-__all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "signals_for", "write_vcd"]
+__all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "led_lit", "signals_for", "write_vcd"]
 
 #: the event kinds a VCD shows: pins, sleep, EEPROM writes, conversions and power
 VCD_KINDS = (
@@ -180,13 +180,21 @@ def _end(words: Mapping[str, int], terminal: str, want: Level) -> bool | None:
     return None if word is None else Level.of(word, bit) is want
 
 
+def led_lit(words: Mapping[str, int], anode: str, cathode: str) -> bool | None:
+    """An LED between ``anode`` and ``cathode`` (pins, or ``"VCC"``/``"GND"``)
+    is lit in these port state words: its anode driven high, its cathode
+    driven low, as the engine's LED integrator has it (None: a port unknown)."""
+    ends = (_end(words, anode, Level.HIGH), _end(words, cathode, Level.LOW))
+    return None if None in ends else all(ends)
+
+
 def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
     """Each LED's and button's value (``led.NAME``, ``btn.NAME``) for these
     port state words: x while a pin's port is unknown."""
     out: dict[str, str] = {}
     for name, anode, cathode in parts.leds:
-        ends = (_end(words, anode, Level.HIGH), _end(words, cathode, Level.LOW))
-        out[f"led.{name}"] = "x" if None in ends else "1" if all(ends) else "0"
+        lit = led_lit(words, anode, cathode)
+        out[f"led.{name}"] = "x" if lit is None else "1" if lit else "0"
     for name, pin, active_high in parts.buttons:
         port, bit = parse_pin(pin)
         word = words.get(port)

@@ -36,6 +36,7 @@ from fairdie.verify._check import (
     Options,
     ReportPart,
     Result,
+    SubjectOptions,
     fail,
     ok,
     skip,
@@ -45,10 +46,10 @@ from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 
 if TYPE_CHECKING:
     from fairdie.verify._candidate import Candidate
-    from fairdie.verify._energy import Energy, Part, estimate
+    from fairdie.verify._energy import Energy, Part, estimate, estimate_run
     from fairdie.verify._report import pyplot, save_figure, write_report
     from fairdie.verify._run import Verdict, all_checks, verify
-    from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline
+    from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline, record_run
 
 __all__ = [
     "CR2032_MAH",
@@ -70,13 +71,16 @@ __all__ = [
     "ReportPart",
     "Result",
     "Sleep",
+    "SubjectOptions",
     "Timeline",
     "Verdict",
     "all_checks",
     "estimate",
+    "estimate_run",
     "fail",
     "ok",
     "pyplot",
+    "record_run",
     "save_figure",
     "skip",
     "verify",
@@ -89,6 +93,7 @@ _LAZY = {
     "Energy": "_energy",
     "Part": "_energy",
     "estimate": "_energy",
+    "estimate_run": "_energy",
     "pyplot": "_report",
     "save_figure": "_report",
     "write_report": "_report",
@@ -99,6 +104,7 @@ _LAZY = {
     "Recorder": "_timeline",
     "Sleep": "_timeline",
     "Timeline": "_timeline",
+    "record_run": "_timeline",
 }
 
 

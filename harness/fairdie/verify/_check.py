@@ -4,13 +4,16 @@ A :class:`Check` is a named runner ``run(ctx) -> (status, reason, details)``.
 The core's checks need no product; a subject brings its own as a
 :class:`Checks` value its :class:`~fairdie.subjects.Subject` names
 (``checks = "module:attr"``), with the rule saying which boards they apply
-to. Every check returns pass, fail or skipped with a one-line reason.
+to, and the options of its own it adds to ``fairdie verify``
+(:class:`SubjectOptions`). Every check returns pass, fail or skipped with a
+one-line reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, is_dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -32,6 +35,7 @@ __all__ = [
     "Options",
     "ReportPart",
     "Result",
+    "SubjectOptions",
     "fail",
     "ok",
     "skip",
@@ -69,16 +73,34 @@ class Check:
 
 
 @dataclass(frozen=True)
+class SubjectOptions:
+    """A subject's own ``fairdie verify`` options.
+
+    ``add(group)`` adds them to an argparse group (``fairdie verify --help``
+    lists them under the subject's name); ``read(args)`` makes the subject's
+    options value from the parsed arguments; ``default`` is that value when
+    none were given (:func:`~fairdie.verify.verify` called from Python). Its
+    checks find the value with :meth:`Options.of`."""
+
+    add: Callable[[argparse._ArgumentGroup], None]
+    read: Callable[[argparse.Namespace], Any]
+    default: Any
+
+
+@dataclass(frozen=True)
 class Checks:
-    """A subject's checks and the boards they apply to.
+    """A subject's checks, the boards they apply to, and its own options.
 
     ``applies(board)`` is None when they apply, else the reason they are
     skipped (one line); it raises :class:`~fairdie.errors.FairdieError` for a
-    board the subject claims but cannot use (bad input)."""
+    board the subject claims but cannot use (bad input). A check named as one
+    of the core's replaces the core's where the subject applies (the core's
+    runs elsewhere)."""
 
     subject: str
     applies: Callable[[Board], str | None]
     checks: tuple[Check, ...]
+    options: SubjectOptions | None = None
 
 
 @dataclass
@@ -103,13 +125,29 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class Options:
-    """What a run may change: campaign sizes, the press's hold, the seed, processes."""
+    """What a run may change that is no subject's: the seed and where the
+    campaigns run; a subject's own options value by subject name."""
 
-    presses: int = 2000  #: presses per noise in a subject's fairness campaign
-    hold: float = 1.0  #: seconds a press is held
     seed: int = 0
-    jobs: int = 1
-    noises: tuple[str, ...] | None = None  #: the noise models (None: the subject's standard set)
+    jobs: int = 1  #: local processes for a subject's campaigns
+    scheduler: str | None = None  #: a Dask scheduler's address for them, instead
+    subjects: Mapping[str, Any] = field(default_factory=dict)
+
+    def of(self, checks: Checks) -> Any:
+        """The options value of the subject ``checks`` belong to (its default
+        when none was given)."""
+        found = self.subjects.get(checks.subject)
+        if found is None and checks.options is not None:
+            return checks.options.default
+        return found
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"seed": self.seed, "jobs": self.jobs, "scheduler": self.scheduler}
+        for name, value in self.subjects.items():
+            out[name] = (
+                asdict(value) if is_dataclass(value) and not isinstance(value, type) else value
+            )
+        return out
 
 
 class ReportPart(Protocol):
@@ -139,7 +177,7 @@ class Context:
         self.energy: Energy | None = None
         self.timeline: Timeline | None = None  #: one recorded run, for the timing diagram
         self.report: list[ReportPart] = []
-        #: a subject's own state, by subject name
+        #: a subject's own state, by subject name (the core's keys start "verify.")
         self.state: dict[str, Any] = {}
         self._chips: list[Chip] = []
 

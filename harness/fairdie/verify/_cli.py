@@ -1,47 +1,42 @@
 """``fairdie verify``: check the firmware a maker is about to burn, in emulation.
 
     fairdie verify [FIRMWARE] [--eep FILE] [--board FILE] [--report DIR] [--json]
-                   [--only CHECK[,CHECK...]] [--presses N] [--hold S] [--seed S] [--jobs J]
+                   [--only CHECK[,CHECK...]] [--seed S] [--jobs J] [--scheduler ADDRESS]
+                   [a subject's own options: the die's --presses N, --hold S]
 
-It prints a table (check, pass/fail/skipped, a one-line reason) and exits 0
-when no check failed, 1 when one did, 2 for bad input (one line
-``fairdie: error: ...``), 130 when interrupted.
+A subject adds its own options (its :class:`~fairdie.verify.Checks`'
+``options``); ``--help`` lists them under its name. It prints a table
+(check, pass/fail/skipped, a one-line reason) and exits 0 when no check
+failed, 1 when one did, 2 for bad input (one line ``fairdie: error: ...``),
+130 when interrupted.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import BadInput, Parser, int_at_least, progress_bar
+from fairdie._cmdline import BadInput, Parser, add_spread_options, int_at_least, progress_bar
 from fairdie.errors import FairdieError
+
+if TYPE_CHECKING:
+    from fairdie.verify._check import Checks
 
 __all__ = ["format_verdict", "verify_main"]
 
 PROG = "fairdie verify"
-_MAX_HOLD_S = 9.0  # a longer press would run into the die's 10 s clear
 
 
-def _hold(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0.1 <= v <= _MAX_HOLD_S:
-        raise argparse.ArgumentTypeError(f"{text} s is out of range (0.1..{_MAX_HOLD_S:g} s)")
-    return v
-
-
-def _parser(checks: Sequence[str]) -> Parser:
+def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
     p = Parser(
         prog=PROG,
         description="Check the ELF or HEX you are about to burn, in emulation: build and board,"
-        " the board's scenarios, and the checks of the subject the board is (a die: faces,"
-        " table, the 10 s clear, fairness, power cuts, energy).",
+        " a recorded run's energy and EEPROM timing, the board's scenarios, and the checks"
+        " of the subject the board is (a die: faces, table, the 10 s clear, fairness, power"
+        " cuts).",
     )
     p.add_argument(
         "firmware",
@@ -63,24 +58,11 @@ def _parser(checks: Sequence[str]) -> Parser:
         metavar="CHECK[,CHECK...]",
         help=f"run these checks (and the build checks they need): {', '.join(checks)}",
     )
-    p.add_argument(
-        "--presses",
-        type=int_at_least(100),
-        default=2000,
-        metavar="N",
-        help="presses per noise in a fairness campaign (default 2000)",
-    )
-    p.add_argument(
-        "--hold",
-        type=_hold,
-        default=1.0,
-        metavar="SECONDS",
-        help="how long a press is held for the faces and the energy estimate (default 1)",
-    )
     p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
-    p.add_argument(
-        "--jobs", type=int_at_least(1), default=1, metavar="J", help="local processes (default 1)"
-    )
+    add_spread_options(p, pieces="subjects' campaigns")
+    for s in subjects:
+        if s.options is not None:
+            s.options.add(p.add_argument_group(f"the {s.subject}'s options (its boards only)"))
     return p
 
 
@@ -101,7 +83,8 @@ def format_verdict(out: dict[str, Any]) -> str:
         lines.append(f"{c['name']:<{width}}{c['status']:<9}{c['reason']}")
     energy = out["energy"]
     if energy:
-        lines += ["", "energy per press (an estimate: simulated time in each state x the currents"]
+        what = "per press" if energy.get("run_s") is None else "of a recorded run"
+        lines += ["", f"energy {what} (an estimate: simulated time in each state x the currents"]
         lines.append(f"below; LEDs {energy['led_ma']:g} mA each, the board's led_ma):")
         for p in energy["parts"]:
             lines.append(
@@ -129,11 +112,12 @@ def verify_main(argv: list[str]) -> int:
     """Run ``fairdie verify`` with ``argv``; the exit status."""
     from fairdie.verify._check import Options
     from fairdie.verify._report import check_report_folder, write_report
-    from fairdie.verify._run import all_checks, total_units, verify
+    from fairdie.verify._run import all_checks, subject_checks, total_units, verify
 
     names = [c.name for c, _ in all_checks()]
+    subjects = subject_checks()
     try:
-        args = _parser(names).parse_args(argv)
+        args = _parser(names, subjects).parse_args(argv)
     except BadInput as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
@@ -167,7 +151,12 @@ def verify_main(argv: list[str]) -> int:
             board=args.board,
             eep=args.eep,
             only=only,
-            options=Options(presses=args.presses, hold=args.hold, seed=args.seed, jobs=args.jobs),
+            options=Options(
+                seed=args.seed,
+                jobs=args.jobs,
+                scheduler=args.scheduler,
+                subjects={s.subject: s.options.read(args) for s in subjects if s.options},
+            ),
             progress=progress,
         )
         out = verdict.as_json()

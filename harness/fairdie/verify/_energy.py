@@ -1,7 +1,8 @@
-"""The charge a press draws, estimated from the simulated time in each state.
+"""The charge a press (or a recorded run) draws, estimated from the simulated
+time in each state.
 
-A recorded press (:class:`~fairdie.verify._timeline.Timeline`) says how many
-cycles the CPU was awake, asleep in each mode (as the SM bits chose it),
+A recorded press or run (:class:`~fairdie.verify._timeline.Timeline`) says how many
+cycles the CPU was awake, asleep in each mode (as the engine reports it),
 programming EEPROM, converting with the ADC, and how long each LED was lit.
 Each state's time is multiplied by its supply current
 (:mod:`fairdie.verify._figures`; LEDs: the board's ``led_ma`` per lit LED,
@@ -19,10 +20,16 @@ from fairdie.board import Board
 from fairdie.verify._figures import CR2032_MAH, FIGURES, active_ma, idle_ma
 from fairdie.verify._timeline import Timeline
 
-__all__ = ["Energy", "Part", "estimate"]
+__all__ = ["Energy", "Part", "estimate", "estimate_run"]
 
 _MERGE_S = 0.001  # ADC conversions closer than this count as one stretch of ADC on
-_POWER_DOWN_MODES = ("power-down", "power-save", "standby", "extended standby")
+#: the modes (as the engine names them) counted at the power-down figure
+_POWER_DOWN_MODES = ("power-down", "power-save", "standby", "extended-standby")
+_NO_SLEEP_MODES = (
+    "the engine ran without its sleep_modes fix: it slept at every SLEEP, SE set or not"
+    " (a real chip stays awake with SE clear), with the timers running on; its sleeps are"
+    " counted as it ran them"
+)
 
 
 @dataclass(frozen=True)
@@ -49,16 +56,21 @@ class Part:
 
 @dataclass(frozen=True)
 class Energy:
-    """The estimate for a press, averaged over the presses recorded."""
+    """The estimate for a press, averaged over the presses recorded; or, with
+    :attr:`run_s`, for a run of the firmware, averaged over the runs recorded."""
 
     hold_s: float
     presses_recorded: int
     parts: tuple[Part, ...]
-    by_power: bool  #: the die is powered only while pressed
-    standby_ma: float | None  #: a die that stays powered: its current while a face shows
+    by_power: bool  #: the device is powered only while pressed
+    standby_ma: float | None  #: a device that stays powered: its current once its LEDs settle
     led_ma: float
     figures: tuple[str, ...]  #: the keys of FIGURES the estimate used
     notes: tuple[str, ...] = field(default=())
+    #: the mean length of the runs recorded (None: presses): the parts are per run
+    run_s: float | None = None
+    #: what the runs were ("2 s from power-on, no input", "scenario x.toml", ...)
+    runs: tuple[str, ...] = ()
 
     @property
     def per_press_uc(self) -> float:
@@ -71,13 +83,27 @@ class Energy:
         return int(capacity_uc / self.per_press_uc) if self.per_press_uc > 0 else 0
 
     @property
+    def mean_ma(self) -> float | None:
+        """A run's mean current (None: presses)."""
+        return None if not self.run_s else self.per_press_uc / self.run_s / 1000
+
+    @property
     def standby_hours(self) -> float | None:
         if self.standby_ma is None or self.standby_ma <= 0:
             return None
         return CR2032_MAH / self.standby_ma
 
     def summary(self) -> str:
-        """One line: the charge per press and what a CR2032 gives."""
+        """One line: the charge per press (or the current of a run) and what a CR2032 gives."""
+        if self.run_s is not None:
+            ma = self.mean_ma or 0.0
+            line = (
+                f"estimate: a mean {ma:.3g} mA ({_charge(self.per_press_uc)} over"
+                f" {self.run_s:.3g} s: {'; '.join(self.runs)})"
+            )
+            if ma > 0:
+                line += f"; a CR2032 ({CR2032_MAH:g} mAh) lasts ~{CR2032_MAH / ma:,.0f} h at it"
+            return line
         if self.by_power:
             return (
                 f"estimate: {_charge(self.per_press_uc)} per press held {self.hold_s:g} s,"
@@ -86,7 +112,7 @@ class Energy:
         line = f"estimate: {_charge(self.per_press_uc)} per roll (button held {self.hold_s:g} s)"
         if self.standby_ma is not None:
             hours = self.standby_hours
-            line += f"; it stays powered, drawing {self.standby_ma:.3g} mA while a face shows"
+            line += f"; it stays powered, drawing {self.standby_ma:.3g} mA once its LEDs settle"
             if hours:
                 line += f": a CR2032 ({CR2032_MAH:g} mAh) lasts ~{hours:,.0f} h"
         return line
@@ -95,6 +121,9 @@ class Energy:
         return {
             "hold_s": self.hold_s,
             "presses_recorded": self.presses_recorded,
+            "run_s": self.run_s,
+            "runs": list(self.runs),
+            "mean_ma": None if self.mean_ma is None else round(self.mean_ma, 5),
             "per_press_uc": round(self.per_press_uc, 3),
             "cr2032_mah": CR2032_MAH,
             "presses_from_cr2032": self.presses,
@@ -156,13 +185,13 @@ def _press(tl: Timeline, board: Board, t0: int, t1: int, tally: _Tally) -> None:
         cycles = _overlap([(s.start, s.end)], t0, t1)
         if not cycles:
             continue
-        if not s.enabled:
-            tally.notes.add("a SLEEP ran with SE clear: a real chip stays awake, counted active")
-            continue
+        if not tl.sleep_modes:
+            tally.notes.add(_NO_SLEEP_MODES)
         asleep += cycles
         name, ma, key = _sleep_ma(s.mode, s.watchdog, f, tally)
         tally.add(name, cycles / f, ma, key)
-    tally.add("CPU active", (t1 - t0 - asleep) / f, active_ma(f), "active")
+    off = _overlap(tl.unpowered, t0, t1)
+    tally.add("CPU active", (t1 - t0 - asleep - off) / f, active_ma(f), "active")
     ee = _overlap([(a, b) for a, b, _ in tl.eeprom], t0, t1)
     key = "EEPROM programming"
     tally.add(key, ee / f, FIGURES[key].value, key)
@@ -187,10 +216,10 @@ def _press(tl: Timeline, board: Board, t0: int, t1: int, tally: _Tally) -> None:
 def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_power: bool) -> Energy:
     """The mean charge of ``timelines`` (presses of ``hold`` seconds).
 
-    A power-switch die is counted from power-on to power-off. A die that
-    stays powered is counted from the press to its release plus the time its
-    face takes to settle; what it draws after that (recorded to the end of
-    each timeline) is its standby current.
+    A device powered only while pressed (``by_power``) is counted from
+    power-on to power-off. One that stays powered is counted from the press to
+    its release plus the time its LEDs take to settle; what it draws after
+    that (recorded to the end of each timeline) is its standby current.
     """
     if not timelines:
         raise ValueError("no press recorded")
@@ -208,18 +237,45 @@ def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_pow
         standby_s += (tl.end - settled) / tl.frequency
         tally.used |= rest.used
     n = len(timelines)
-    parts = tuple(
-        Part(name, tally.seconds[name] / n, tally.ma[name])
-        for name in sorted(tally.seconds, key=lambda k: -tally.seconds[k] * tally.ma[k])
-    )
     order = [k for k in FIGURES if k in tally.used]
     return Energy(
         hold_s=hold,
         presses_recorded=n,
-        parts=parts,
+        parts=_parts(tally, n),
         by_power=by_power,
         standby_ma=None if by_power or not standby_s else standby_uc / standby_s / 1000,
         led_ma=board.led_ma,
         figures=tuple(order),
         notes=tuple(sorted(tally.notes)),
+    )
+
+
+def estimate_run(timelines: Sequence[Timeline], board: Board, runs: Sequence[str]) -> Energy:
+    """The mean charge of ``timelines``, each a run counted from its start to
+    its end (``runs`` says what they were, for the summary)."""
+    if not timelines:
+        raise ValueError("no run recorded")
+    tally = _Tally()
+    for tl in timelines:
+        _press(tl, board, tl.start, tl.end, tally)
+    n = len(timelines)
+    seconds = sum((tl.end - tl.start) / tl.frequency for tl in timelines) / n
+    return Energy(
+        hold_s=0.0,
+        presses_recorded=0,
+        parts=_parts(tally, n),
+        by_power=False,
+        standby_ma=None,
+        led_ma=board.led_ma,
+        figures=tuple(k for k in FIGURES if k in tally.used),
+        notes=tuple(sorted(tally.notes)),
+        run_s=seconds,
+        runs=tuple(runs),
+    )
+
+
+def _parts(tally: _Tally, n: int) -> tuple[Part, ...]:
+    return tuple(
+        Part(name, tally.seconds[name] / n, tally.ma[name])
+        for name in sorted(tally.seconds, key=lambda k: -tally.seconds[k] * tally.ma[k])
     )

@@ -8,10 +8,17 @@ run between the build checks (:data:`BUILD_CHECKS`) and the scenarios
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fairdie.errors import BoardError, FairdieError
 from fairdie.verify._check import Check, Context, Result, fail, ok, skip
 
-__all__ = ["BUILD_CHECKS", "LATE_CHECKS"]
+if TYPE_CHECKING:
+    from fairdie.scenario import ScenarioResult
+
+__all__ = ["BUILD_CHECKS", "LATE_CHECKS", "scenario_results"]
+
+_SCENARIOS = "verify.scenarios"  # the Context.state key of the scenarios' results
 
 #: how long mcu-and-memory runs the firmware from power-on (simulated seconds)
 _FIRST_RUN_S = 0.1
@@ -92,17 +99,27 @@ def _wiring(ctx: Context) -> Result:
     return ok(f"{c.identify_note}, made for {how}; board {bd.name} is wired for it")
 
 
-def _scenarios(ctx: Context) -> Result:
+def scenario_results(ctx: Context) -> list[ScenarioResult]:
+    """The board's scenarios run on the candidate (once a verify run; the
+    chips they ran are tracked for what they did not model)."""
     from fairdie.scenario import run_scenarios
 
-    c = ctx.c
-    files = c.board.scenarios
+    found = ctx.state.get(_SCENARIOS)
+    if found is None:
+        c = ctx.c
+        found = run_scenarios(c.board.scenarios, firmware=c.path, board=c.board, seed=ctx.o.seed)
+        for r in found:
+            if r.device is not None:
+                ctx.track(r.device.chip)
+        ctx.state[_SCENARIOS] = found
+    return list(found)
+
+
+def _scenarios(ctx: Context) -> Result:
+    files = ctx.c.board.scenarios
     if not files:
         return skip("no scenarios on this board")
-    results = run_scenarios(files, firmware=c.path, board=c.board, seed=ctx.o.seed)
-    for r in results:  # what they did not model goes into the report
-        if r.device is not None:
-            ctx.track(r.device.chip)
+    results = scenario_results(ctx)
     ctx.tick(1.0)
     rows = {name: r.as_json() for name, r in zip(files, results, strict=True)}
     failed = [r for r in results if not r.passed]

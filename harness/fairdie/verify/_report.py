@@ -56,7 +56,8 @@ def write_report(verdict: Verdict, folder: Path) -> Path:
         )
         pngs.append((title, _timing_png(verdict, folder)))
     if verdict.energy is not None:
-        pngs.append(("Charge per press, by state", _energy_png(verdict.energy, folder)))
+        per = "press" if verdict.energy.run_s is None else "recorded run"
+        pngs.append((f"Charge per {per}, by state", _energy_png(verdict.energy, folder)))
     page = _page(verdict, [(t, folder / n) for t, n in pngs])
     out = folder / _INDEX
     out.write_text(page, encoding="utf-8")
@@ -164,10 +165,14 @@ def _energy_png(energy: Energy, folder: Path) -> str:
     ax.set_xscale("log")
     for i, p in enumerate(parts):
         ax.text(values[i], i, f" {p.uc:.4g} uC", va="center", fontsize=8)
+    what = (
+        f"press held {energy.hold_s:g} s"
+        if energy.run_s is None
+        else f"run of {energy.run_s:.3g} s"
+    )
     ax.set(
-        xlabel="charge per press (uC, log scale)",
-        title=f"Energy estimate: {energy.per_press_uc / 1000:.3g} mC per press held"
-        f" {energy.hold_s:g} s",
+        xlabel=f"charge per {what.split()[0]} (uC, log scale)",
+        title=f"Energy estimate: {energy.per_press_uc / 1000:.3g} mC per {what}",
     )
     return save_figure(fig, folder / "energy.png")
 
@@ -248,7 +253,8 @@ def _energy_html(e: Energy) -> str:
     notes = "".join(f"<li>{_e(n)}</li>" for n in e.notes)
     return (
         f"<h2>Energy (an estimate)</h2><p>{_e(e.summary())}. Averaged over"
-        f" {e.presses_recorded} recorded presses; LEDs at {e.led_ma:g} mA each (the board's"
+        f" {e.presses_recorded or len(e.runs)} recorded"
+        f" {'presses' if e.run_s is None else 'runs'}; LEDs at {e.led_ma:g} mA each (the board's"
         " <code>led_ma</code>).</p><table><tr><th>state</th><th>ms</th><th>mA</th>"
         f"<th>uC</th></tr>{rows}</table><p>The currents it rests on:</p><ul>{figs}</ul>"
         + (f"<ul>{notes}</ul>" if notes else "")

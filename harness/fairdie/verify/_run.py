@@ -1,9 +1,12 @@
 """Run the checks on one firmware and board, in order, into a :class:`Verdict`.
 
-The checks are the core's (:mod:`fairdie.verify._generic`) and each
-registered subject's (``Subject.checks``, found through
-:mod:`fairdie.subjects` only). A subject's checks run where it applies to
-the board; elsewhere each is listed as skipped, with the subject's reason.
+The checks are the core's (:mod:`fairdie.verify._generic`, the build
+checks and the scenarios; :mod:`fairdie.verify._recorded`, the checks of a
+recorded run) and each registered subject's (``Subject.checks``, found
+through :mod:`fairdie.subjects` only). A subject's checks run where it
+applies to the board; elsewhere each is listed as skipped, with the
+subject's reason, except one named as a core check of a recorded run: it
+replaces the core's where the subject applies, and the core's runs elsewhere.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from fairdie.verify._check import (
 )
 from fairdie.verify._energy import Energy
 from fairdie.verify._generic import BUILD_CHECKS, LATE_CHECKS
+from fairdie.verify._recorded import RUN_CHECKS
 from fairdie.verify._timeline import Timeline
 
 __all__ = ["Verdict", "all_checks", "subject_checks", "total_units", "verify"]
@@ -53,7 +57,13 @@ def all_checks() -> tuple[tuple[Check, Checks | None], ...]:
     (None: the core's)."""
     core: list[tuple[Check, Checks | None]] = [(c, None) for c in BUILD_CHECKS]
     subject = [(c, s) for s in subject_checks() for c in s.checks]
-    return (*core, *subject, *((c, None) for c in LATE_CHECKS))
+    replaced = {c.name for c, _ in subject}
+    run = [(c, None) for c in RUN_CHECKS if c.name not in replaced]
+    return (*core, *subject, *run, *((c, None) for c in LATE_CHECKS))
+
+
+#: the core's checks a subject's check of the same name replaces where it applies
+_CORE_BY_NAME = {c.name: c for c in RUN_CHECKS}
 
 
 @dataclass
@@ -102,12 +112,7 @@ class Verdict:
             "notes": list(self.notes),
             "unmodelled": list(self.unmodelled),
             "energy": self.energy.as_json() if self.energy else None,
-            "options": {
-                "presses": self.options.presses,
-                "hold": self.options.hold,
-                "seed": self.options.seed,
-                "jobs": self.options.jobs,
-            },
+            "options": self.options.as_json(),
             "seconds": round(self.seconds, 2),
         }
 
@@ -167,7 +172,10 @@ def verify(
             before = done[0]
             ctx.tick = lambda f, w=check.weight: tick(f * w)  # type: ignore[misc]
             reason = not_here.get(id(subject)) if subject is not None else None
-            results.append(_one(check, ctx, wanted, reason))
+            run = check
+            if reason is not None and check.name in _CORE_BY_NAME:
+                run, reason = _CORE_BY_NAME[check.name], None  # the core's, on this board
+            results.append(_one(run, ctx, wanted, reason))
             tick(max(0.0, before + check.weight - done[0]))
     unmodelled = tuple(ctx.unmodelled())
     notes = list(ctx.notes)

@@ -4,14 +4,15 @@ writes, ADC conversions, sleeps and how long each LED was lit. A subject
 drives the run (its press) through a :class:`Recorder`, which makes the
 :class:`Timeline`.
 
-simavr ignores SE and the sleep-mode bits (it sleeps at every SLEEP), so the
-recorder stops the run at each SLEEP event and reads the mode where the chip
-keeps it (SM bits in MCUCR or SMCR, SE, the watchdog's enable bits): that is
-the mode a real chip would enter at that instant. It also stops at each ADC
-conversion start to read the ADC clock's prescaler (ADCSRA), which gives the
-conversion's length: 25 ADC clocks for the first of a press, 13 after.
-LED light comes from the engine's integrator, read window by window (its
-history is bounded), so multiplexed displays are counted as they are lit.
+Each SLEEP event says the mode the engine slept in (its ``b``: 1 + the SM
+bits, named by :func:`~fairdie.sim.sleep_mode_name`) and whether the
+watchdog ran (its ``c``); with the engine's ``sleep_modes`` fix a SLEEP with
+SE clear is no sleep at all, so the events are the sleeps a real chip takes.
+The recorder stops the run only at each ADC conversion start, to read the ADC
+clock's prescaler (ADCSRA), which gives the conversion's length: 25 ADC
+clocks for the first of a press, 13 after. LED light comes from the engine's
+integrator, read window by window (its history is bounded), so multiplexed
+displays are counted as they are lit.
 """
 
 from __future__ import annotations
@@ -21,31 +22,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairdie.board import Board
-from fairdie.sim import EventKind, PinChange, Until
+from fairdie.sim import EventKind, PinChange, Until, sleep_mode_name
 from fairdie.sim._regs import bit_location
 from fairdie.sim._vcd import VCD_KINDS
 
 if TYPE_CHECKING:
+    from fairdie.device import Device
     from fairdie.sim import Chip
 
-__all__ = ["KINDS", "Recorder", "Sleep", "Timeline"]
+__all__ = ["KINDS", "Recorder", "Sleep", "Timeline", "record_run"]
 
 #: the trace events a recording needs
 KINDS = VCD_KINDS | EventKind.RESET
-_STOPS = Until(kinds=EventKind.SLEEP | EventKind.ADC)
+_STOPS = Until(kinds=EventKind.ADC)
 _CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
-#: mode names by SM bits: two bits on the ATtiny parts, three on the ATmega ones
-_TINY_MODES = {0: "idle", 1: "ADC noise reduction", 2: "power-down", 3: "standby"}
-_MEGA_MODES = {
-    0: "idle",
-    1: "ADC noise reduction",
-    2: "power-down",
-    3: "power-save",
-    6: "standby",
-    7: "extended standby",
-}
-_SLEEP_REGS = ("MCUCR", "SMCR")
-_WDT_REGS = ("WDTCR", "WDTCSR")
 
 
 @dataclass(frozen=True)
@@ -54,8 +44,7 @@ class Sleep:
 
     start: int
     end: int
-    mode: str  #: the mode the SM bits select ("power-down", "idle", ...)
-    enabled: bool  #: SE was set (a real chip ignores SLEEP without it)
+    mode: str  #: the mode the SM bits chose, as the engine names it ("power-down", ...)
     watchdog: bool  #: the watchdog was running (its interrupt or reset enabled)
     halted: bool  #: interrupts were off: nothing but a reset ends it
 
@@ -85,6 +74,13 @@ class Timeline:
     before: bytes  #: EEPROM before the press
     after: bytes  #: EEPROM after it
     codes: tuple[int, ...]  #: the ADC codes the firmware read
+    #: the engine honoured SE and the SM bits (its ``sleep_modes`` fix): without
+    #: it every SLEEP slept, SE set or not, and the timers ran on while asleep
+    sleep_modes: bool = True
+    #: each port's state word when the recording started (its pins' changes are :attr:`pins`)
+    ports: tuple[tuple[str, int], ...] = ()
+    #: (start, end) of each stretch the chip was unpowered (a scenario's power steps)
+    unpowered: tuple[tuple[int, int], ...] = ()
 
     def ms(self, cycle: int) -> float:
         """Milliseconds from the start of the press."""
@@ -123,31 +119,16 @@ class Timeline:
 
 
 class _Registers:
-    """The register bits the recorder reads at a SLEEP or an ADC start."""
+    """The register bits the recorder reads at an ADC start."""
 
     def __init__(self, chip: Chip) -> None:
-        mcu = chip.mcu
         self.chip = chip
-        self.se = bit_location(mcu, "SE", _SLEEP_REGS)
-        self.sm = [bit_location(mcu, f"SM{i}", _SLEEP_REGS) for i in range(3)]
-        self.modes = _MEGA_MODES if self.sm[2] is not None else _TINY_MODES
-        self.wdt = [
-            loc
-            for loc in (bit_location(mcu, n, _WDT_REGS) for n in ("WDTIE", "WDIE", "WDE"))
-            if loc is not None
-        ]
-        self.adps = [bit_location(mcu, f"ADPS{i}", ("ADCSRA",)) for i in range(3)]
+        self.adps = [bit_location(chip.mcu, f"ADPS{i}", ("ADCSRA",)) for i in range(3)]
 
     def _bit(self, loc: tuple[int, int] | None) -> int:
         if loc is None:
             return 0
         return (self.chip.read_data(loc[0])[0] >> loc[1]) & 1
-
-    def sleep_state(self) -> tuple[str, bool, bool]:
-        """(mode, SE set, watchdog on) now."""
-        sm = sum(self._bit(loc) << i for i, loc in enumerate(self.sm))
-        mode = self.modes.get(sm, f"reserved mode {sm}")
-        return mode, bool(self._bit(self.se)) or self.se is None, any(map(self._bit, self.wdt))
 
     def adc_divider(self) -> int:
         ps = sum(self._bit(loc) << i for i, loc in enumerate(self.adps))
@@ -156,8 +137,8 @@ class _Registers:
 
 class Recorder:
     """Runs a chip (with ``chip.trace_kinds`` set to :data:`KINDS` by its
-    caller) in steps, stopping at each SLEEP and ADC start to read the
-    registers a real chip would act on, and reading LED light window by window."""
+    caller) in steps, stopping at each ADC start to read its prescaler, and
+    reading LED light window by window."""
 
     def __init__(self, chip: Chip, board: Board) -> None:
         self.board = board
@@ -166,22 +147,23 @@ class Recorder:
         self.chunk = self.chip.cycles_for(_CHUNK_S)
         self.mark = self.chip.cycle
         self.windows: list[tuple[int, int, tuple[int, ...]]] = []
-        self.sleep_at: dict[int, tuple[str, bool, bool]] = {}
         self.divider_at: dict[int, int] = {}
+        self.ports = self._ports()
+
+    def _ports(self) -> tuple[tuple[str, int], ...]:
+        return tuple((p, self.chip.port_state(p)) for p in self.chip.ports)
 
     def restart(self) -> None:
         self.mark = self.chip.cycle
+        self.ports = self._ports()
 
     def run_to(self, to: int) -> None:
         chip = self.chip
         while chip.cycle < to:
             chip.run(to_cycle=min(to, self.mark + self.chunk), until=_STOPS)
             ev = chip.stop_event
-            if ev is not None:
-                if ev.kind is EventKind.SLEEP:
-                    self.sleep_at[ev.cycle] = self.regs.sleep_state()
-                elif ev.kind is EventKind.ADC:
-                    self.divider_at[ev.cycle] = self.regs.adc_divider()
+            if ev is not None and ev.kind is EventKind.ADC:
+                self.divider_at[ev.cycle] = self.regs.adc_divider()
             if chip.cycle >= self.mark + self.chunk:
                 self.flush()
         self.flush()
@@ -221,7 +203,7 @@ class Recorder:
             pin_names=_led_pins(self.board),
             eeprom=_writes(events, end),
             adc=_conversions(events, self.divider_at),
-            sleeps=_sleeps(events, self.sleep_at, end),
+            sleeps=_sleeps(events, chip.mcu, end),
             led_names=self.board.led_names,
             led_windows=tuple(self.windows),
             first_lit=first_lit,
@@ -232,7 +214,41 @@ class Recorder:
             before=before,
             after=chip.eeprom,
             codes=codes,
+            sleep_modes="sleep_modes" in chip.simavr_fixes,
+            ports=self.ports,
         )
+
+
+def record_run(device: Device, seconds: float) -> Timeline:
+    """Power ``device`` on and record ``seconds`` of its run with no input
+    (its buttons as the board leaves them, its EEPROM as it is)."""
+    chip = device.chip
+    kinds = chip.trace_kinds
+    chip.trace_kinds = KINDS
+    try:
+        before = chip.eeprom
+        chip.clear_trace()
+        device.power_on()
+        rec = Recorder(chip, device.board)
+        start = chip.power_on_cycle
+        rec.run_to(start + chip.cycles_for(seconds))
+        end = chip.cycle
+        lit = device.lit()
+        return rec.timeline(
+            start=start,
+            end=end,
+            release=end,
+            settled=end,
+            first_lit=device.first_lit(),
+            shown="",
+            lit=lit,
+            end_display="",
+            end_lit=lit,
+            before=before,
+            codes=chip.adc_codes(),
+        )
+    finally:
+        chip.trace_kinds = kinds
 
 
 def _led_pins(board: Board) -> tuple[str, ...]:
@@ -260,25 +276,19 @@ def _conversions(events: Iterable[Any], divider_at: dict[int, int]) -> tuple[tup
     return tuple(out)
 
 
-def _sleeps(
-    events: Iterable[Any], state_at: dict[int, tuple[str, bool, bool]], end: int
-) -> tuple[Sleep, ...]:
+def _sleeps(events: Iterable[Any], mcu: str, end: int) -> tuple[Sleep, ...]:
     out: list[Sleep] = []
-    asleep: tuple[int, tuple[str, bool, bool], bool] | None = None
-    last = ("idle", True, False)
+    asleep: tuple[int, str, bool, bool] | None = None
     for e in events:
         if e.kind is EventKind.SLEEP:
-            state = state_at.get(e.cycle, last)
-            last = state
             if asleep is None:
-                asleep = (e.cycle, state, bool(e.a))
+                mode = sleep_mode_name(mcu, e.b - 1) if e.b else "unknown"
+                asleep = (e.cycle, mode, bool(e.c), bool(e.a))
         elif asleep is not None and (
             e.kind in (EventKind.WAKE, EventKind.RESET) or (e.kind is EventKind.POWER and e.a == 0)
         ):
-            s, (mode, enabled, wdt), halted = asleep
-            out.append(Sleep(s, e.cycle, mode, enabled, wdt, halted))
+            out.append(Sleep(asleep[0], e.cycle, *asleep[1:]))
             asleep = None
     if asleep is not None:
-        s, (mode, enabled, wdt), halted = asleep
-        out.append(Sleep(s, end, mode, enabled, wdt, halted))
+        out.append(Sleep(asleep[0], end, *asleep[1:]))
     return tuple(out)

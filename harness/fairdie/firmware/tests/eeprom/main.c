@@ -6,13 +6,19 @@
  *   address 2: write only, data 0x0F  (EEPM = 10, 1.8 ms -> old & 0x0F)
  * then it reads address 0 back into `readback` and halts (cli; sleep).
  * With EE_SLEEP_WRITING it instead starts one write (address 3 <- 0xA5)
- * and halts at once, while the write is still in flight.
+ * and halts at once, while the write is still in flight. With
+ * EE_TOGGLE_FIRST=1 each toggle comes as soon as its write starts, while it
+ * is in flight (something shown before it is stored).
  * ATtiny13A, any clock.
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <avr/sleep.h>
 #include <stdint.h>
+
+#ifndef EE_TOGGLE_FIRST
+#define EE_TOGGLE_FIRST 0
+#endif
 
 volatile uint8_t readback;
 
@@ -24,9 +30,12 @@ static void program(uint8_t mode, uint8_t address, uint8_t data) {
     EEDR = data;
     EECR |= 1 << EEMPE;
     EECR |= 1 << EEPE;
+    if (EE_TOGGLE_FIRST)
+        PINB = 1 << PB0;
     while (EECR & (1 << EEPE))
         ;
-    PINB = 1 << PB0;
+    if (!EE_TOGGLE_FIRST)
+        PINB = 1 << PB0;
 }
 
 int main(void) {

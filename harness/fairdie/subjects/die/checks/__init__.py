@@ -3,8 +3,9 @@
 They run after the core's build-and-board checks, in order: the reference
 model the firmware follows (``model``), the behaviour checks against it
 (:mod:`._behaviour`), the campaigns (fairness, power cuts) and the energy
-per press (:mod:`._campaigns`). Those that judge a press against the model
-run only when the firmware follows one, and say so when they are skipped.
+per press (:mod:`._campaigns`); its own verify options are :mod:`._options`.
+Those that judge a press against the model run only when the firmware
+follows one, and say so when they are skipped.
 The subject registers :data:`CHECKS` (``Subject.checks``).
 """
 
@@ -29,6 +30,7 @@ from fairdie.subjects.die.checks._campaigns import (
     power_cuts,
 )
 from fairdie.subjects.die.checks._model import model_check
+from fairdie.subjects.die.checks._options import OPTIONS, DieOptions, die_options
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.subjects.die.checks._state import DieState
 from fairdie.verify import Check, Checks
@@ -39,8 +41,10 @@ __all__ = [
     "MAX_ABSENCE",
     "MAX_SPREAD",
     "STANDARD_NOISES",
+    "DieOptions",
     "DieState",
     "applies",
+    "die_options",
     "record_press",
 ]
 
@@ -96,4 +100,5 @@ CHECKS = Checks(
         ),
         Check("energy", "charge per press and presses from a CR2032 (an estimate)", energy),
     ),
+    options=OPTIONS,
 )

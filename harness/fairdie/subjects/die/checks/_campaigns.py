@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fairdie.subjects.die.checks._options import die_options
 from fairdie.subjects.die.checks._report import FairnessReport
 from fairdie.subjects.die.checks._state import DieState
 from fairdie.verify import Context, Result, estimate, fail, ok, skip
@@ -47,24 +48,25 @@ FAULT_CAMPAIGNS = ("G1", "G2", "G3", "G4")
 def fairness(ctx: Context) -> Result:
     from fairdie.subjects.die.lab._campaign import Campaign, CampaignError, run_campaign
 
-    c, st = ctx.c, DieState.of(ctx)
+    c, st, o = ctx.c, DieState.of(ctx), die_options(ctx)
     if st.model is None:
         return skip("no reference model: the fairness campaign judges every press against one")
     if not c.board.analog:
         return skip(f"board {c.board.name} has no analog input to feed noise to")
     rows: dict[str, dict[str, Any]] = {}
-    standard = ctx.o.noises or STANDARD_NOISES
+    standard = o.noises or STANDARD_NOISES
     per = 1.0 / len(standard)
     for noise in standard:
         board, variant, firmware = st.campaign
         campaign = Campaign(
-            ctx.o.presses, noise, ctx.o.seed, variant=variant, firmware=firmware, board=board
+            o.presses, noise, ctx.o.seed, variant=variant, firmware=firmware, board=board
         )
         try:
             r = run_campaign(
                 campaign,
                 jobs=ctx.o.jobs,
-                progress=lambda n: ctx.tick(per * n / ctx.o.presses),
+                scheduler=ctx.o.scheduler,
+                progress=lambda n: ctx.tick(per * n / o.presses),
             )
         except CampaignError as e:
             return fail(f"{noise}: {e}", campaigns=rows)
@@ -75,7 +77,7 @@ def fairness(ctx: Context) -> Result:
     absent = {n: r["longest_absence"] for n, r in rows.items()}
     over = {n: v for n, v in spread.items() if v > MAX_SPREAD}
     long = {n: v for n, v in absent.items() if v > MAX_ABSENCE}
-    noises, presses = len(rows), ctx.o.presses
+    noises, presses = len(rows), o.presses
     if over or long:
         parts = []
         if over:
@@ -117,6 +119,7 @@ def power_cuts(ctx: Context) -> Result:
         quick=True,
         seed=ctx.o.seed,
         jobs=ctx.o.jobs,
+        scheduler=ctx.o.scheduler,
         progress=progress,
     )
     st.faults = report
@@ -149,6 +152,7 @@ def power_cuts(ctx: Context) -> Result:
 def energy(ctx: Context) -> Result:
     st = DieState.of(ctx)
     timelines = st.presses_for_energy()
-    ctx.energy = e = estimate(timelines, ctx.c.board, hold=ctx.o.hold, by_power=st.by_power)
+    hold = die_options(ctx).hold
+    ctx.energy = e = estimate(timelines, ctx.c.board, hold=hold, by_power=st.by_power)
     st.publish()
     return ok(e.summary(), **e.as_json())

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from fairdie.noise import Codes
 from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die._fresh import FreshDice
+from fairdie.subjects.die.checks._options import die_options
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.verify import Context, Timeline
 
@@ -104,7 +105,9 @@ class DieState:
                 image, codes = model.forcing(face)
                 self.images[face] = (image, codes)
                 die = self.die(eeprom=image, codes=codes)
-                self._faces[face] = record_press(die, self.ctx.o.hold, tail=self._tail(die))
+                self._faces[face] = record_press(
+                    die, die_options(self.ctx).hold, tail=self._tail(die)
+                )
             self.publish()
         return self._faces
 
@@ -113,9 +116,8 @@ class DieState:
         if self._rolls is None:
             die = self.die()
             tail = self._tail(die)
-            self._rolls = [
-                record_press(die, self.ctx.o.hold, tail=tail) for _ in range(_ROLLS_RECORDED)
-            ]
+            hold = die_options(self.ctx).hold
+            self._rolls = [record_press(die, hold, tail=tail) for _ in range(_ROLLS_RECORDED)]
             self.publish()
         return self._rolls
 
