@@ -82,8 +82,8 @@ def test_a_scenario_exits_0_or_1_naming_the_step(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([TONE_ELF], "does not name its clock: give a board (--board) or the MCU and clock"),
-        ([TONE_ELF, "--mcu", "attiny84a"], "does not name its clock"),
+        ([TONE_ELF], "no clock: give --f-cpu HZ or a --board"),
+        ([TONE_ELF, "--mcu", "attiny84a"], "no clock: give --f-cpu HZ or a --board"),
         (["tests/echo", "--board", "die-direct", "--mcu", "attiny13a"], "give --board or --mcu"),
         (["tests/echo", "--for", "5"], "argument --for: '5' is not a time"),
         (["tests/echo", "--until", "rain"], "--until 'rain': expected an event"),
