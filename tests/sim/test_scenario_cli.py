@@ -12,7 +12,7 @@ import pytest
 # here, once: pytester drops the modules an inner run imported, and a second
 # copy of the engine would answer the compiled module's callbacks.
 import fairdie.scenario._run
-import fairdie.sim._chip  # noqa: F401
+import fairdie.sim._chip
 from fairdie._run_cli import run_main
 from fairdie.toolchain import build, firmware_dir
 
