@@ -93,3 +93,16 @@ def test_the_replay_line_runs_at_the_clock_it_ran_at(
     assert replay[replay.index("--f-cpu") + 1] == str(FAST_HZ)
     rc, out, again = _run(capsys, *replay)
     assert rc == 1 and again == err  # the same failure, the same replay line
+
+
+def test_a_folder_without_target_toml_names_the_flags_to_give(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "main.c").write_text("int main(void) { return 0; }\n")
+    rc, out, err = _run(capsys, str(tmp_path), "--for", "1ms")
+    assert rc == 2 and out == ""
+    assert err == (
+        f"fairdie: error: {tmp_path}: no target.toml: give the MCU and clock (--mcu and --f-cpu)\n"
+    )
+    rc, out, err = _run(capsys, str(tmp_path), "--mcu", "attiny13a", "--f-cpu", "1000000")
+    assert rc == 0 and out.startswith(f"{tmp_path.name}.elf on bare attiny13a at 1000000 Hz"), err
