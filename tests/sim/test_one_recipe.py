@@ -106,3 +106,16 @@ def test_a_folder_without_target_toml_names_the_flags_to_give(
     )
     rc, out, err = _run(capsys, str(tmp_path), "--mcu", "attiny13a", "--f-cpu", "1000000")
     assert rc == 0 and out.startswith(f"{tmp_path.name}.elf on bare attiny13a at 1000000 Hz"), err
+
+
+def test_a_plain_name_of_a_working_directory_folder_still_runs(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    shutil.copytree(firmware_dir() / "tests" / "echo", tmp_path / "mine")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = _run(capsys, "mine", "--for", "1ms")
+    assert rc == 0 and out.startswith("echo.elf on bare attiny13a"), err
+    s = _scenario(tmp_path, '[scenario]\nfirmware = "mine"\n[[step]]\nwait = "1ms"\n')
+    assert run_scenario(s).passed
