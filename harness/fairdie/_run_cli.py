@@ -126,13 +126,15 @@ def _free_run(a: argparse.Namespace, after: After | None) -> int:
     from fairdie.scenario._bind import check_scenario
     from fairdie.scenario._model import Duration, Scenario, ScenarioError, Step, WaitUntil
     from fairdie.scenario._observe import observe
-    from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
+    from fairdie.scenario._subject import make_device, make_setup, resolve_board
 
     if a.firmware is None:
         raise FairdieError("give FIRMWARE (or --scenario)")
-    bd = resolve_board(a.board)
-    fw = resolve_firmware(a.firmware, board=bd, mcu=a.mcu, f_cpu=a.f_cpu)
-    dev = make_device(fw, bd, seed=a.seed or 0)
+    setup = make_setup(
+        a.firmware, board=resolve_board(a.board), mcu=a.mcu, f_cpu=a.f_cpu, seed=a.seed or 0
+    )
+    dev = make_device(setup)
+    fw = dev.chip.firmware
     event, state = _until(a.until, dev.board) if a.until else (None, None)
     time = Duration.parse(a.time or _DEFAULT_FOR)
     if a.until:  # the names it uses are the board's and the chip's, as in a scenario
@@ -156,20 +158,11 @@ def _free_run(a: argparse.Namespace, after: After | None) -> int:
 
 def _scenario(a: argparse.Namespace, after: After | None) -> int:
     from fairdie.scenario import load_scenario, run_scenario
-    from fairdie.scenario._subject import resolve_board, resolve_firmware
 
     if a.time or a.until:
         raise FairdieError("--for and --until run without --scenario: a scenario has its own times")
     sc = load_scenario(a.scenario)
-    fw = a.firmware
-    if a.mcu is not None or a.f_cpu is not None:  # the file, loaded as these say
-        bd = resolve_board(a.board) if a.board else resolve_board(sc.board, sc.base)
-        base = None if fw is not None else sc.base
-        fw = fw or sc.firmware
-        if fw is None:
-            raise FairdieError("give FIRMWARE: the scenario names none")
-        fw = resolve_firmware(fw, base, board=bd, mcu=a.mcu, f_cpu=a.f_cpu)
-    r = run_scenario(sc, firmware=fw, board=a.board, seed=a.seed)
+    r = run_scenario(sc, firmware=a.firmware, board=a.board, seed=a.seed, mcu=a.mcu, f_cpu=a.f_cpu)
     assert r.device is not None
     more, lines = after(r.device, a) if after is not None else ({}, [])
     if a.json:

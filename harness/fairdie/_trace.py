@@ -59,16 +59,21 @@ def check_writable(path: Path, what: str = "--vcd") -> Path:
     return path
 
 
-def check_vcd_path(path: Path) -> Path:
-    """``path`` for ``--vcd``: writable, and not a file that is something
-    else (a VCD starts with a ``$`` keyword; an ELF, a HEX or a board file
-    the user named by mistake is never overwritten)."""
-    check_writable(path)
+def check_vcd_path(path: Path, what: str = "--vcd") -> Path:
+    """``path`` if a VCD may be written there: writable, and not a file that is
+    something else (a VCD starts with a ``$`` keyword; an ELF, a HEX or a board
+    file named by mistake is refused, untouched). :func:`write` asks it first,
+    so every VCD writer (``fairdie trace``, ``fairdie press --vcd``, the
+    plugin's evidence) follows it; a command asks it early too, before it runs."""
+    check_writable(path, what)
     if path.is_file() and path.stat().st_size:
-        with path.open("rb") as f:
-            head = f.read(64).lstrip()
+        try:
+            with path.open("rb") as f:
+                head = f.read(64).lstrip()
+        except OSError as e:
+            raise FairdieError(f"{what} {path}: cannot read: {e.strerror or e}") from None
         if not head.startswith(b"$"):
-            raise FairdieError(f"--vcd {path}: exists and is not a VCD file; not overwritten")
+            raise FairdieError(f"{what} {path}: exists and is not a VCD file; not overwritten")
     return path
 
 
@@ -98,7 +103,9 @@ def active_pins(chip: Chip) -> list[str]:
 def write(chip: Chip, path: Path, *, comment: str = "", board: Board | None = None) -> Path:
     """The chip's trace as a VCD at ``path``: the active pins (and those of
     the board's parts), the signals its trace kinds feed, and the board's
-    LEDs and buttons. OSError becomes a one-line FairdieError."""
+    LEDs and buttons. A path :func:`check_vcd_path` refuses, or an OSError,
+    is a one-line FairdieError."""
+    check_vcd_path(path)
     pins = active_pins(chip)
     parts = None
     if board is not None:

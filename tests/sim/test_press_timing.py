@@ -51,3 +51,28 @@ def test_a_bad_timing_is_one_line(capsys, elf) -> None:
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--timing" in err
+
+
+def test_press_many_presses_as_the_loop_asks_and_as_the_readme_shows(elf) -> None:
+    from fairdie.device import Setup
+    from fairdie.stimulus import parse_timing
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    calls = readme.split("dev.press_many(")[:-1]
+    assert calls and all(c.endswith("for _ in ") for c in calls)  # a bare call presses nothing
+    dev = Setup.make(elf, board=BOARD).device()
+    dev.power_on()
+    dev.chip.run(seconds=0.05)
+    start = dev.chip.cycle
+    lazy = dev.press_many("roll", 6, timing="human", seed=1)
+    assert dev.chip.cycle == start  # nothing pressed yet
+    faces = [dev.read() for _ in lazy]
+    assert len(faces) == 6 and set(faces) <= {"1", "2", "3", "4", "5", "6"}
+    assert len(set(faces)) > 1  # it rolled
+    draws = parse_timing("human").presses(1)
+    want = sum(dev.chip.cycles_for(d.hold + d.interval) for d in (next(draws) for _ in range(6)))
+    assert abs((dev.chip.cycle - start) - want) <= 6  # each press's hold, then its interval
+    again = Setup.make(elf, board=BOARD).device()
+    again.power_on()
+    again.chip.run(seconds=0.05)
+    assert [again.read() for _ in again.press_many("roll", 6, timing="human", seed=1)] == faces

@@ -12,7 +12,7 @@ import pytest
 # here, once: pytester drops the modules an inner run imported, and a second
 # copy of the engine would answer the compiled module's callbacks.
 import fairdie.scenario._run
-import fairdie.sim._chip  # noqa: F401
+import fairdie.sim._chip
 from fairdie._run_cli import run_main
 from fairdie.toolchain import build, firmware_dir
 
@@ -82,8 +82,8 @@ def test_a_scenario_exits_0_or_1_naming_the_step(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([TONE_ELF], "does not name its clock: give a board (--board) or the MCU and clock"),
-        ([TONE_ELF, "--mcu", "attiny84a"], "does not name its clock"),
+        ([TONE_ELF], "no clock: give --f-cpu HZ or a --board"),
+        ([TONE_ELF, "--mcu", "attiny84a"], "no clock: give --f-cpu HZ or a --board"),
         (["tests/echo", "--board", "die-direct", "--mcu", "attiny13a"], "give --board or --mcu"),
         (["tests/echo", "--for", "5"], "argument --for: '5' is not a time"),
         (["tests/echo", "--until", "rain"], "--until 'rain': expected an event"),
@@ -148,3 +148,44 @@ def test_a_bad_scenario_file_is_a_one_line_collection_error(pytester: pytest.Pyt
     r.stdout.fnmatch_lines(["*test_bad.toml: step 1: wait: 'soon' is not a time such as*"])
     out = r.stdout.str()
     assert "Traceback" not in out and "load_scenario" not in out
+
+
+def test_a_fault_in_the_run_is_not_called_a_bad_seed(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytester.path.joinpath("test_eeprom.toml").write_text(
+        (EXAMPLES / "test_eeprom.toml").read_text()
+    )
+
+    def broken(*args: object, **kwargs: object) -> None:  # a fault inside the run
+        raise ValueError("a fault inside the run")
+
+    monkeypatch.setattr(fairdie.scenario._run, "run_scenario", broken)
+    r = pytester.runpytest_inprocess(*PLUGIN, "--fairdie-seed=7")
+    r.assert_outcomes(failed=1)
+    r.stdout.fnmatch_lines(["FAILED *::scenario - ValueError: a fault inside the run"])
+    assert "--fairdie-seed '7'" not in r.stdout.str()
+
+
+def test_the_sessions_firmware_and_board_stand_in_only_for_what_a_file_names_not(
+    pytester: pytest.Pytester,
+) -> None:
+    own = Path(__file__).resolve().parents[1] / "scenarios"
+    for path in own.glob("test_*.toml"):  # each names its firmware and its board
+        pytester.path.joinpath(path.name).write_text(path.read_text())
+    # names neither: the session's firmware on the session's board
+    pytester.path.joinpath("test_neither.toml").write_text(
+        '[[step]]\nwait = "100ms"\nexpect = { display = { face = "off" } }\n'
+    )
+    # names its board alone: the session's firmware on it
+    pytester.path.joinpath("test_board_only.toml").write_text(
+        f'[scenario]\nboard = "{BUTTON_BOARD}"\n'
+        '[[step]]\nwait = "100ms"\nexpect = { display = { face = "off" } }\n'
+    )
+    elf = build(TESTS / "button_die").elf
+    r = pytester.runpytest_inprocess(
+        *PLUGIN, "--fairdie-board=die-direct", f"--fairdie-firmware={elf}", "-p", "no:randomly"
+    )
+    r.assert_outcomes(passed=len(list(own.glob("test_*.toml"))) + 1, failed=1)
+    # die-direct has no display "face": the session's board reached the file naming none
+    r.stdout.fnmatch_lines(["*test_neither.toml*board die-direct has no display 'face'*"])

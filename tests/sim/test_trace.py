@@ -197,6 +197,29 @@ def test_bad_input_is_one_line(
     assert not (tmp_path / "t.vcd").exists()
 
 
+def test_no_vcd_writer_overwrites_a_file_that_is_not_a_vcd(
+    capsys: pytest.CaptureFixture[str], make_chip: Callable[..., Any], tmp_path: Path
+) -> None:
+    from fairdie._trace import write
+    from fairdie.errors import FairdieError
+    from fairdie.toolchain import build
+
+    victim = tmp_path / "victim.elf"
+    victim.write_bytes(build("die_t13a").elf.read_bytes())
+    before = victim.read_bytes()
+    rc, out, err = run(capsys, "press", "--vcd", str(victim))  # fairdie press --vcd
+    assert rc == 2 and out == "" and victim.read_bytes() == before
+    assert err == f"fairdie: error: --vcd {victim}: exists and is not a VCD file; not overwritten\n"
+    chip = make_chip("eeprom")
+    chip.run(seconds=0.001)
+    with pytest.raises(FairdieError, match="exists and is not a VCD file"):
+        write(chip, victim)  # what fairdie trace and the plugin's evidence call
+    assert victim.read_bytes() == before
+    old = tmp_path / "old.vcd"  # an earlier VCD is written over
+    old.write_text("$comment old $end\n")
+    assert write(chip, old) == old and "old" not in old.read_text()
+
+
 @pytest.mark.skipif(
     not (shutil.which("vcd2lxt2") and shutil.which("lxt2vcd")),
     reason="needs GTKWave's converters vcd2lxt2 and lxt2vcd (Debian: gtkwave)",

@@ -86,7 +86,7 @@ def test_direct_board_groups() -> None:
 
 def _pins_h() -> str:
     if not PINS_H.exists():
-        pytest.skip("harness/fairdie/firmware/die_t13a/pins.h is not there")
+        pytest.skip(f"{PINS_H.relative_to(REPO)} is not there")
     return PINS_H.read_text()
 
 

@@ -1,5 +1,5 @@
 """The fair rule's guarantees, on its reference model (fairdie.subjects.die._fair),
-which the chip matches press by press (harness/fairdie/suite)."""
+which the chip matches press by press (harness/fairdie/subjects/die/suite)."""
 
 from __future__ import annotations
 

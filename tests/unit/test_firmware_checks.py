@@ -14,7 +14,8 @@ import pytest
 
 from fairdie.errors import FirmwareError
 from fairdie.sim import DeviceInfo, Firmware, check_fits, load_firmware
-from fairdie.sim._firmware import _elf_arch, _libc_arch, _parse_deviceinfo
+from fairdie.sim._elfinfo import elf_arch, parse_deviceinfo
+from fairdie.sim._firmware import _libc_arch
 
 T13A = {"flash_size": 1024, "sram_size": 64, "eeprom_size": 64}
 M328P = {"flash_size": 32768, "sram_size": 2048, "eeprom_size": 1024}
@@ -151,7 +152,7 @@ def test_crafted_elf_parses_like_a_real_one(m328p_elf: Path) -> None:
 
 
 def test_device_info_layout_of_avr_libc() -> None:
-    assert _parse_deviceinfo(T13A_DESC, Path("x.elf")) == DeviceInfo(
+    assert parse_deviceinfo(T13A_DESC, Path("x.elf")) == DeviceInfo(
         "attiny13a", 0, 1024, 0x60, 64, 0, 64
     )
 
@@ -197,8 +198,8 @@ def test_libc_arch_reads_the_crt_files_flags(fake_avr_libc: Path) -> None:
     assert _libc_arch("attiny13a") == 25
     assert _libc_arch("ATmega328P") == 5
     assert _libc_arch("../avr5/crtatmega328p") is None
-    assert _elf_arch(b"\x7fELF" + b"\0" * 60) is None
-    assert _elf_arch(b"not an elf") is None
+    assert elf_arch(b"\x7fELF" + b"\0" * 60) is None
+    assert elf_arch(b"not an elf") is None
 
 
 def test_section_sizes(m328p_elf: Path, tmp_path: Path) -> None:

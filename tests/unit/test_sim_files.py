@@ -20,7 +20,8 @@ from fairdie.sim import (
     mcu_matches,
     parse_pin,
 )
-from fairdie.sim._firmware import _parse_mmcu, read_ihex
+from fairdie.sim._elfinfo import parse_mmcu
+from fairdie.sim._firmware import read_ihex
 from fairdie.sim._vcd import write_vcd
 
 
@@ -97,7 +98,7 @@ def test_mmcu_section_tags():
     name = b"attiny13a".ljust(16, b"\0")
     blob = bytes([1, len(name)]) + name + bytes([2, 4]) + (1_200_000).to_bytes(4, "little")
     blob += bytes([3, 4]) + (3300).to_bytes(4, "little")
-    assert _parse_mmcu(blob) == ("attiny13a", 1_200_000, 3300)
+    assert parse_mmcu(blob) == ("attiny13a", 1_200_000, 3300)
 
 
 def test_mcu_names():

@@ -23,6 +23,7 @@ from fairdie.toolchain import (
     elf_sections,
     firmware_dir,
     load_target,
+    resolve_target,
     sizes_from_sections,
     variants,
 )
@@ -273,7 +274,7 @@ def test_folder_without_target_toml(tmp_path: Path) -> None:
     t = load_target(tmp_path)
     assert (t.mcu, t.budget, t.options) == (None, None, BuildOptions())
     assert [p.name for p in t.sources()] == ["x.c", "y.cpp", "z.S"] and t.has_cxx
-    with pytest.raises(ToolchainError, match="pass mcu= and f_cpu="):
+    with pytest.raises(ToolchainError, match=r"no target\.toml: give the MCU and clock"):
         build(tmp_path, cache_dir=tmp_path / "cache")
 
 
@@ -301,6 +302,22 @@ def test_relative_paths_resolve_from_the_working_directory(
     (tmp_path / "work" / "die_t13a").mkdir()
     assert load_target("die_t13a").path == DIE_FIRMWARE / "die_t13a"  # shipped names first
     assert load_target("./die_t13a").path == (tmp_path / "work" / "die_t13a").resolve()
+
+
+def test_test_firmwares_resolve_as_tests_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shipped = firmware_dir() / "tests" / "buzzer"
+    for spec in ("tests/buzzer", Path("tests/buzzer")):
+        assert resolve_target(spec) == shipped.resolve()
+        assert load_target(spec).path == shipped.resolve()
+    with pytest.raises(ToolchainError, match="firmware target not found"):
+        load_target("./tests/buzzer")  # "./": the working directory's alone
+    with pytest.raises(ToolchainError, match="firmware target not found"):
+        load_target("tests/nothing-here")
+    (tmp_path / "tests" / "buzzer").mkdir(parents=True)  # the working directory's first
+    assert load_target("tests/buzzer").path == (tmp_path / "tests" / "buzzer").resolve()
 
 
 def test_target_names_resolve_under_firmware_dir(

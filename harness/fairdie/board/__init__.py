@@ -22,6 +22,9 @@ Board file schema (TOML)
                              # energy estimate reads it
     firmware = "die_t13a"    # optional: build target name
     variant = "direct"       # optional: build variant (see check_build)
+    scenarios = ["test_roll.toml"]   # optional: scenario files fairdie verify runs
+                             # on this board, relative to this file
+                             # (fairdie.scenario; each named once)
 
     [[led]]                  # any number, in display order
     name = "centre"          # required, unique among LEDs

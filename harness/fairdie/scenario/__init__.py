@@ -65,7 +65,12 @@ release of a button not pressed and a wait for an event while the chip is off.
 steps run, up to the first that failed, each failure with what was expected
 and what was seen, and the ``fairdie run`` command that replays it. The
 command is ``fairdie run`` (:mod:`fairdie._run_cli`); pytest collects
-``test_*.toml`` files as tests (:mod:`fairdie.scenario._pytest`).
+``test_*.toml`` files as tests (:mod:`fairdie.scenario._pytest`). There the
+session's ``--fairdie-firmware`` and ``--fairdie-board`` stand in only for
+what a file does not name: a file naming its firmware runs it, a file naming
+its board runs on it (``--fairdie-seed`` replaces every file's seed). The
+chip is made as ``fairdie verify`` makes it (:class:`fairdie.device.Setup`):
+at the board's clock unless ``--f-cpu`` says.
 
 Sleep modes are the engine's: each SLEEP event carries its SM bits and
 :func:`fairdie.sim.sleep_mode_name` names them ("idle", "adc",

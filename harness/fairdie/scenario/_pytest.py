@@ -3,9 +3,11 @@ on the simulator.
 
 Each item is marked ``sim``. A failing item reports the step and
 expectation that failed and the command that replays it; a bad file is a
-one-line collection error. ``--fairdie-firmware``, ``--fairdie-board`` and
-``--fairdie-seed``, when given on the command line, replace each file's
-own. The fairdie plugin registers these hooks; alone:
+one-line collection error. The session's ``--fairdie-firmware`` and
+``--fairdie-board`` (command line, environment or ini) stand in only where a
+file names none of its own: a file that names its firmware runs it, one that
+names its board runs on it. ``--fairdie-seed`` replaces every file's seed.
+The fairdie plugin registers these hooks; alone:
 ``pytest -p fairdie.scenario._pytest``.
 """
 
@@ -43,25 +45,31 @@ class ScenarioItem(pytest.Item):
         self.add_marker("sim")  # it runs on the simulator: -m "not sim" leaves it out
 
     def _option(self, name: str) -> str | None:
+        """The fairdie plugin's option ``name``: its command line, environment
+        or ini value (:func:`fairdie.plugin.option_value`); None without it."""
+        from fairdie.plugin import option_value
+
         try:
-            value = self.config.getoption(name)
+            return option_value(self.config, name)
         except ValueError:  # the fairdie plugin's options are not there
             return None
-        return None if value is None else str(value)
 
     def runtest(self) -> None:
         from fairdie.scenario._run import run_scenario
 
+        sc = self.scenario
         seed = self._option("fairdie_seed")
         try:
-            result = run_scenario(
-                self.scenario,
-                firmware=self._option("fairdie_firmware"),
-                board=self._option("fairdie_board"),
-                seed=None if seed is None else int(seed, 0),
-            )
+            number = None if seed is None else int(seed, 0)
         except ValueError:
             raise FairdieError(f"--fairdie-seed {seed!r} is not a whole number") from None
+        # the session's firmware and board stand in only where the file names none
+        result = run_scenario(
+            sc,
+            firmware=self._option("fairdie_firmware") if sc.firmware is None else None,
+            board=self._option("fairdie_board") if sc.board is None else None,
+            seed=number,
+        )
         self.user_properties.append(("fairdie_replay", result.replay))
         if not result.passed:
             raise ScenarioFailed(result.message())

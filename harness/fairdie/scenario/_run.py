@@ -26,7 +26,7 @@ from fairdie.scenario._model import (
 )
 from fairdie.scenario._parse import load_scenario
 from fairdie.scenario._session import Session, wait_condition
-from fairdie.scenario._subject import make_device, resolve_board, resolve_firmware
+from fairdie.scenario._subject import make_device, make_setup, resolve_board
 from fairdie.sim import UNMODELLED, Firmware
 
 if TYPE_CHECKING:
@@ -244,14 +244,19 @@ def run_scenario(
     firmware: str | Path | Firmware | None = None,
     board: str | Path | Board | None = None,
     seed: int | None = None,
+    mcu: str | None = None,
+    f_cpu: int | None = None,
 ) -> ScenarioResult:
     """Run a scenario (a file or a :class:`Scenario`) on the simulator.
 
     ``firmware``, ``board`` and ``seed`` replace the file's own (paths the
     caller gives are relative to the working directory, the file's to the
-    file). With no firmware anywhere, the board's firmware target is built.
-    Bad input raises :class:`~fairdie.errors.FairdieError` (one line); a
-    failing expectation is a result, not an exception.
+    file); ``mcu`` (with no board) and ``f_cpu`` are ``fairdie run``'s
+    ``--mcu`` and ``--f-cpu``. With no firmware anywhere, the board's firmware
+    target is built. The chip is made as everywhere
+    (:class:`~fairdie.device.Setup`: the board's clock unless ``f_cpu``
+    says). Bad input raises :class:`~fairdie.errors.FairdieError` (one
+    line); a failing expectation is a result, not an exception.
     """
     sc = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
     bd = board if isinstance(board, Board) else resolve_board(board)
@@ -260,21 +265,22 @@ def run_scenario(
             bd = resolve_board(sc.board, sc.base)
         except FairdieError as e:
             raise sc.fail(None, "board", str(e)) from None
-    if isinstance(firmware, Firmware):
-        fw = firmware
-    elif firmware is not None:
-        fw = resolve_firmware(firmware, board=bd)
+    seed = sc.seed if seed is None else seed
+    given = firmware.path if isinstance(firmware, Firmware) else firmware
+    if isinstance(firmware, Firmware) and given is None:
+        raise FairdieError("a firmware to run a scenario on is a file: this one has no path")
+    if given is not None:
+        setup = make_setup(given, board=bd, mcu=mcu, f_cpu=f_cpu, seed=seed)
     elif sc.firmware is not None:
         try:
-            fw = resolve_firmware(sc.firmware, sc.base, board=bd)
+            setup = make_setup(sc.firmware, sc.base, board=bd, mcu=mcu, f_cpu=f_cpu, seed=seed)
         except FairdieError as e:
             raise sc.fail(None, "firmware", str(e)) from None
     elif bd is not None and bd.firmware is not None:
-        fw = resolve_firmware(bd.firmware, board=bd)
+        setup = make_setup(None, board=bd, f_cpu=f_cpu, seed=seed)
     else:
         raise sc.fail(None, "firmware", "no firmware: name it here or give one to run it with")
-    seed = sc.seed if seed is None else seed
-    dev = make_device(fw, bd, seed=seed)
+    dev = make_device(setup)
     check_scenario(sc, dev.board, dev.chip)
     session = Session(dev)
     if sc.powered:
@@ -293,21 +299,26 @@ def run_scenario(
     return ScenarioResult(
         scenario=sc,
         steps=tuple(outcomes),
-        firmware=str(fw.path),
+        firmware=str(setup.firmware),
         board=None if bd is None else board_argument(bd),
         seed=seed,
         frequency=dev.chip.frequency,
-        replay=replay_command(str(fw.path), bd, dev, sc.source, seed),
+        replay=replay_command(str(setup.firmware), bd, dev, sc.source, seed),
         device=dev,
     )
 
 
 def replay_command(firmware: str, bd: Board | None, dev: Device, scenario: str, seed: int) -> str:
-    where = (
-        ["--board", board_argument(bd)]
-        if bd is not None
-        else ["--mcu", dev.chip.mcu, "--f-cpu", str(dev.chip.frequency)]
-    )
+    """The ``fairdie run`` command that runs ``scenario`` again as ``dev`` ran
+    it: the same file, board, MCU, clock and seed (``--f-cpu`` when the clock
+    is not the board's; ``--mcu`` and ``--f-cpu`` with no board)."""
+    chip = dev.chip
+    if bd is None:
+        where = ["--mcu", chip.mcu, "--f-cpu", str(chip.frequency)]
+    else:
+        where = ["--board", board_argument(bd)]
+        if chip.frequency != bd.f_cpu:
+            where += ["--f-cpu", str(chip.frequency)]
     return shlex.join(
         ["fairdie", "run", firmware, *where, "--scenario", scenario, "--seed", str(seed)]
     )

@@ -1,6 +1,7 @@
 """What a scenario or ``fairdie run`` drives: the firmware (a file, a target
 folder, or a shipped target name), the board (a file or a shipped board),
-and the device made of them."""
+and the :class:`~fairdie.device.Setup` and device made of them: the same
+recipe and clock rule as ``fairdie verify``'s."""
 
 from __future__ import annotations
 
@@ -9,12 +10,11 @@ from typing import TYPE_CHECKING
 
 from fairdie.board import Board, load_board
 from fairdie.errors import FairdieError
-from fairdie.sim import Firmware, load_firmware
 
 if TYPE_CHECKING:
-    from fairdie.device import Device
+    from fairdie.device import Device, Setup
 
-__all__ = ["bare_board", "firmware_path", "make_device", "resolve_board", "resolve_firmware"]
+__all__ = ["bare_board", "firmware_path", "make_device", "make_setup", "resolve_board"]
 
 #: the supply of a chip on no board, as the engine's default
 _BARE_VCC_MV = 3000
@@ -43,64 +43,74 @@ def resolve_board(spec: str | Path | None, base: Path | None = None) -> Board | 
 
 
 def firmware_path(spec: str | Path, base: Path | None = None) -> Path:
-    """Where ``spec`` is: a file or target folder (relative to ``base`` first),
-    else a target shipped with fairdie (``"die_t13a"``, ``"tests/button_die"``)."""
-    p = _near(spec, base)
-    if p.exists():
+    """Where ``spec`` is: a file or target folder relative to ``base`` (a
+    scenario file's folder), else a file, else a target folder as the
+    toolchain finds one (:func:`fairdie.toolchain.resolve_target`: a shipped
+    ``"die_t13a"``, the engine's ``"tests/button_die"``, a folder path)."""
+    p = Path(spec).expanduser()
+    if base is not None and not p.is_absolute() and (base / p).exists():
+        return base / p
+    if p.is_file():
         return p
-    from fairdie.toolchain import firmware_dir
+    from fairdie.errors import ToolchainError
+    from fairdie.toolchain import resolve_target, shipped_targets
 
-    shipped = firmware_dir() / str(spec)
-    if not Path(spec).is_absolute() and (shipped / "target.toml").is_file():
-        return shipped
-    raise FairdieError(f"{spec}: no such firmware file, target folder or shipped target")
+    try:
+        return resolve_target(spec)
+    except ToolchainError:
+        names = ", ".join([*sorted(shipped_targets()), "tests/NAME"])
+        raise FairdieError(
+            f"{spec}: no such firmware file, target folder or shipped target (shipped: {names})"
+        ) from None
 
 
-def resolve_firmware(
-    spec: str | Path,
+def make_setup(
+    spec: str | Path | None,
     base: Path | None = None,
     *,
     board: Board | None = None,
     mcu: str | None = None,
     f_cpu: int | None = None,
-) -> Firmware:
-    """The firmware ``spec`` names: an ELF or HEX is loaded (a HEX runs at the
-    board's clock unless ``f_cpu`` says), a target folder is built for the
-    board's MCU and clock."""
-    p = firmware_path(spec, base)
-    mcu = mcu or (board.mcu if board else None)
-    if p.is_dir():
-        from fairdie.toolchain import build
+    seed: int = 0,
+) -> Setup:
+    """The :class:`~fairdie.device.Setup` of firmware ``spec`` on ``board``.
 
-        b = build(p, mcu=mcu, f_cpu=f_cpu or (board.f_cpu if board else None))
-        p, mcu, f_cpu = b.elf, b.mcu, b.f_cpu  # an ELF need not name them
-    return load_firmware(p, mcu=mcu, f_cpu=f_cpu, default_f_cpu=board.f_cpu if board else None)
+    An ELF or HEX goes to :meth:`Setup.make` as it is; a target folder is
+    built first, for the board's MCU and clock (or ``mcu``, ``f_cpu``, else
+    its own), and runs at the clock it was built for. No ``spec``: the
+    board's firmware target. The clock is
+    :func:`~fairdie.device.resolve_clock`'s, as everywhere.
+    """
+    from fairdie.device import Setup
+
+    firmware = None
+    if spec is not None:
+        firmware = firmware_path(spec, base)
+        if firmware.is_dir():
+            from fairdie.toolchain import build
+
+            chip = board.mcu if board is not None else mcu
+            b = build(firmware, mcu=chip, f_cpu=f_cpu or (board.f_cpu if board else None))
+            firmware, f_cpu = b.elf, b.f_cpu  # an ELF need not name its clock
+            mcu = b.mcu if board is None else None
+    return Setup.make(firmware, board=board, mcu=mcu, f_cpu=f_cpu, seed=seed)
 
 
-def bare_board(fw: Firmware) -> Board:
+def bare_board(setup: Setup) -> Board:
     """No board: the chip alone, with no LEDs, buttons or speaker."""
-    if fw.mcu is None or fw.f_cpu is None:
-        missing = "MCU" if fw.mcu is None else "clock"
-        raise FairdieError(
-            f"{fw.path.name if fw.path else 'the firmware'} does not name its {missing}:"
-            " give a board (--board) or the MCU and clock (--mcu, --f-cpu)"
-        )
     return Board(
-        name=f"bare {fw.mcu}",
-        mcu=fw.mcu,
-        f_cpu=fw.f_cpu,
-        vcc_mv=fw.vcc_mv or _BARE_VCC_MV,
+        name=f"bare {setup.mcu}",
+        mcu=setup.mcu,
+        f_cpu=setup.f_cpu,
+        vcc_mv=setup.load().vcc_mv or _BARE_VCC_MV,
         persistence_ms=20.0,
         leds=(),
         source="<no board>",
     )
 
 
-def make_device(fw: Firmware, board: Board | None, *, seed: int = 0) -> Device:
-    """A chip running ``fw`` on ``board`` (none: :func:`bare_board`), unpowered."""
+def make_device(setup: Setup) -> Device:
+    """A fresh chip of ``setup`` on its board (none: :func:`bare_board`), unpowered."""
     from fairdie.device import Device
-    from fairdie.sim import Chip
 
-    bd = board or bare_board(fw)
-    chip = Chip(fw, mcu=bd.mcu, f_cpu=fw.f_cpu or bd.f_cpu, vcc_mv=bd.vcc_mv, seed=seed)
-    return Device(chip, bd, seed=seed)
+    return Device(setup.chip(), setup.board or bare_board(setup), seed=setup.seed)

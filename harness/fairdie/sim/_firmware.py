@@ -4,7 +4,8 @@ An ELF names its MCU in simavr's ``.mmcu`` section (with its clock and
 supply) when its source says ``AVR_MCU(...)``; a plain avr-gcc ELF names it
 only in avr-libc's ``.note.gnu.avr.deviceinfo``, and says nothing of its
 clock: :attr:`Firmware.f_cpu` is then None and the board or ``--f-cpu`` must
-give it (:meth:`Firmware.require_f_cpu` says so in one line).
+give it (:meth:`Firmware.require_f_cpu` says so in one line). Those sections
+and notes are read in :mod:`fairdie.sim._elfinfo`.
 
 Pure Python (pyelftools), so the CLI can reject a bad file before any
 simulator exists. Every problem is a one-line :class:`FirmwareError`.
@@ -17,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import re
 import shutil
 import struct
 from collections.abc import Mapping
@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fairdie.errors import FirmwareError
+from fairdie.sim._elfinfo import EM_AVR, MCU_NAME, DeviceInfo, elf_arch, elf_chip
 
 __all__ = [
     "DeviceInfo",
@@ -37,19 +38,11 @@ __all__ = [
     "read_ihex",
 ]
 
-_EM_AVR = 83
 _DATA_BASE = 0x800000  # avr-gcc puts data space here in the ELF
 _EEPROM_BASE = 0x810000
 _EEPROM_END = 0x820000  # fuses, lock bits, signature and simavr's .mmcu lie above
-_MMCU_TAG_NAME = 1
-_MMCU_TAG_FREQUENCY = 2
-_MMCU_TAG_VCC = 3
-_EF_AVR_MACH = 0x7F  # e_flags: the architecture; 0x80 is "link-relax prepared"
-_DEVICEINFO = ".note.gnu.avr.deviceinfo"
-_SHF_ALLOC = 0x2
 # avr-libc's lib folder: <arch>[/<multilib>]/crt<mcu>.o (FAIRDIE_AVR_LIBC overrides)
 _AVR_LIBC_DIRS = ("/usr/lib/avr/lib", "/usr/avr/lib", "/usr/local/avr/lib")
-_MCU_NAME = re.compile(r"[a-z0-9_]+\Z")
 _SMALL_FLASH = 8192  # up to 8 KB, RJMP reaches all of flash: one word per vector
 _JMP_CALL_MASK, _JMP, _CALL = 0xFE0E, 0x940C, 0x940E
 _MAX_FLASH_ADDRESS = 0x400000  # 4 MB: beyond any AVR's flash
@@ -59,19 +52,6 @@ _MAX_HEX_BYTES = 64 << 20  # a HEX of a 4 MB image is about 11 MB of text
 # segment address, extended linear address, start linear address; and the
 # data length each but the data record must have
 _HEX_LENGTHS = {1: 0, 2: 2, 3: 4, 4: 2, 5: 4}
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceInfo:
-    """avr-libc's ``.note.gnu.avr.deviceinfo``: the device an ELF was linked for (bytes)."""
-
-    name: str
-    flash_start: int
-    flash_size: int
-    sram_start: int
-    sram_size: int
-    eeprom_start: int
-    eeprom_size: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,7 +281,7 @@ def _libc_arch(mcu: str) -> int | None:
 
 @lru_cache(maxsize=64)
 def _crt_arch(mcu: str, override: str | None, gcc: str | None) -> int | None:
-    if not _MCU_NAME.match(mcu):
+    if not MCU_NAME.match(mcu):
         return None
     if override:
         roots = [Path(override)]
@@ -315,21 +295,12 @@ def _crt_arch(mcu: str, override: str | None, gcc: str | None) -> int | None:
             for crt in sorted(root.glob(pattern)):
                 try:
                     with crt.open("rb") as f:
-                        arch = _elf_arch(f.read(52))
+                        arch = elf_arch(f.read(52))
                 except OSError:
                     continue
                 if arch is not None:
                     return arch
     return None
-
-
-def _elf_arch(header: bytes) -> int | None:
-    """EF_AVR_MACH of a 32-bit little-endian AVR ELF header, None if it is none."""
-    if len(header) < 40 or header[:6] != b"\x7fELF\x01\x01":
-        return None
-    if struct.unpack_from("<H", header, 18)[0] != _EM_AVR:
-        return None
-    return (struct.unpack_from("<I", header, 36)[0] & _EF_AVR_MACH) or None
 
 
 def read_ihex(path: Path) -> dict[int, int]:
@@ -413,12 +384,12 @@ def _to_image(mem: Mapping[int, int], path: Path, what: str, limit: int) -> byte
 def _load_elf(path: Path, mtime_ns: int) -> Firmware:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import NoteSection, SymbolTableSection
+    from elftools.elf.sections import SymbolTableSection
 
     try:
         with path.open("rb") as f:
             elf = ELFFile(f)
-            if elf["e_machine"] not in ("EM_AVR", _EM_AVR):
+            if elf["e_machine"] not in ("EM_AVR", EM_AVR):
                 raise FirmwareError(f"{path}: an ELF for {elf['e_machine']}, not for an AVR")
             flash: dict[int, bytes] = {}
             eeprom: dict[int, bytes] = {}
@@ -435,25 +406,7 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                     eeprom[lma - _EEPROM_BASE] = data
                 elif lma < _DATA_BASE:
                     flash[lma] = data
-            arch = (elf["e_flags"] & _EF_AVR_MACH) or None
-            sections = {
-                sec.name: sec["sh_size"]
-                for sec in elf.iter_sections()
-                if sec.name and sec["sh_flags"] & _SHF_ALLOC
-            }
-            device = None
-            note = elf.get_section_by_name(_DEVICEINFO)
-            if isinstance(note, NoteSection):
-                for n in note.iter_notes():
-                    if n["n_name"] == "AVR":
-                        device = _parse_deviceinfo(bytes(n["n_descdata"]), path)
-            mcu = f_cpu = vcc = None
-            mmcu = elf.get_section_by_name(".mmcu")
-            if mmcu is not None:
-                mcu, f_cpu, vcc = _parse_mmcu(mmcu.data())
-            from_note = mcu is None and device is not None
-            if from_note and device is not None:  # a plain avr-gcc ELF: no clock known
-                mcu = device.name
+            chip = elf_chip(elf, path)
             symbols: dict[str, Symbol] = {}
             symtab = elf.get_section_by_name(".symtab")
             if isinstance(symtab, SymbolTableSection):
@@ -483,34 +436,15 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
         path=path,
         flash=_join(flash),
         eeprom=_join(eeprom) or None,
-        mcu=mcu,
-        f_cpu=f_cpu,
-        vcc_mv=vcc,
+        mcu=chip.mcu,
+        f_cpu=chip.f_cpu,
+        vcc_mv=chip.vcc_mv,
         symbols=symbols,
-        arch=arch,
-        device=device,
-        sections=sections,
-        mcu_from_note=from_note,
+        arch=chip.arch,
+        device=chip.device,
+        sections=chip.sections,
+        mcu_from_note=chip.mcu_from_note,
     )
-
-
-def _parse_deviceinfo(desc: bytes, path: Path) -> DeviceInfo:
-    """The note's descriptor: six u32 (flash, SRAM, EEPROM start and size), then strings.
-
-    After the six comes the length of an offset table, the offsets, and a
-    string table (an empty string, then the device name). avr-libc 2.0 writes
-    one offset (the name's) but gives the table's length as 8, so the string
-    table starts right after that one offset, at byte 32.
-    """
-    if len(desc) < 33:
-        raise FirmwareError(f"{path}: malformed {_DEVICEINFO} ({len(desc)} bytes)")
-    fs, fz, ss, sz, es, ez, _table_len, name_at = struct.unpack_from("<8I", desc)
-    strings = desc[32:]
-    raw = strings[name_at:].split(b"\0", 1)[0] if name_at < len(strings) else b""
-    name = raw.decode("ascii", "replace").lower()
-    if not _MCU_NAME.match(name):
-        raise FirmwareError(f"{path}: malformed {_DEVICEINFO} (device name {raw!r})")
-    return DeviceInfo(name, fs, fz, ss, sz, es, ez)
 
 
 def _join(chunks: Mapping[int, bytes]) -> bytes:
@@ -520,20 +454,3 @@ def _join(chunks: Mapping[int, bytes]) -> bytes:
     for a, d in chunks.items():
         img[a : a + len(d)] = d
     return bytes(img)
-
-
-def _parse_mmcu(blob: bytes) -> tuple[str | None, int | None, int | None]:
-    """simavr's .mmcu section: records of (tag u8, length u8, payload)."""
-    mcu = f_cpu = vcc = None
-    i = 0
-    while i + 2 <= len(blob):
-        tag, n = blob[i], blob[i + 1]
-        payload = blob[i + 2 : i + 2 + n]
-        i += 2 + n
-        if tag == _MMCU_TAG_NAME:
-            mcu = payload.split(b"\0", 1)[0].decode("ascii", "replace").lower() or None
-        elif tag == _MMCU_TAG_FREQUENCY and n >= 4:
-            f_cpu = int.from_bytes(payload[:4], "little") or None
-        elif tag == _MMCU_TAG_VCC and n >= 4:
-            vcc = int.from_bytes(payload[:4], "little") or None
-    return mcu, f_cpu, vcc

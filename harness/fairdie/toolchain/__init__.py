@@ -6,15 +6,24 @@
 
 A target is a folder of C, C++ (``.cpp``, ``.cc``, ``.cxx``) and assembler
 (``.S``) sources with a ``target.toml`` naming its MCU, clock, size budget,
-variants and, in a ``[build]`` table, its warnings and extra flags. A plain
-name is a target shipped in the package (:func:`firmware_dir`); anything else
-is a folder path, relative ones to the working directory. A variant may name
-its reference model (``model = "fair"``) and how it drives LEDs (``leds =
-"direct"``, ``"charlieplex"`` or ``"mixed"``; a top-level ``leds`` covers the
-variants that do not say), which a board's wiring must match
-(:func:`fairdie.board.check_build`); unknown keys are errors. Our compile
-flags live in one place (:data:`CFLAGS`, :data:`CXXFLAGS`, :data:`LDFLAGS`);
-the ELF does not depend on the folder the target sits in. Every failure is a
+variants and, in a ``[build]`` table, its warnings and extra flags.
+
+Where a target is (:func:`resolve_target`; ``fairdie build --target``,
+``fairdie run``, ``fairdie trace`` and a scenario's ``firmware`` all follow
+it): a plain name (``die_t13a``) is a shipped target, a subject's
+(:func:`shipped_targets`), else a folder of the working directory; anything
+else is a folder path, relative ones to the working directory, or else to
+the package's firmware folder (:func:`firmware_dir`), where the engine's test
+firmwares are ``tests/NAME`` (``tests/buzzer``). A scenario file's relative
+paths start from the file's folder first.
+
+A variant may name its reference model (``model = "fair"``) and how it
+drives LEDs (``leds = "direct"``, ``"charlieplex"`` or ``"mixed"``; a
+top-level ``leds`` covers the variants that do not say), which a board's
+wiring must match (:func:`fairdie.board.check_build`); unknown keys are
+errors. Our compile flags live in one place (:data:`CFLAGS`,
+:data:`CXXFLAGS`, :data:`LDFLAGS`); the ELF does not depend on the folder
+the target sits in. Every failure is a
 :class:`fairdie.errors.ToolchainError` with a one-line message.
 Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
 ``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]``.
@@ -42,6 +51,8 @@ from ._target import (
     Target,
     firmware_dir,
     load_target,
+    resolve_target,
+    shipped_targets,
     variants,
 )
 
@@ -63,7 +74,9 @@ __all__ = [
     "firmware_dir",
     "format_build",
     "load_target",
+    "resolve_target",
     "run_build_command",
+    "shipped_targets",
     "simavr_include_dir",
     "sizes_from_sections",
     "variants",

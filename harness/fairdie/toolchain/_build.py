@@ -394,7 +394,9 @@ def build(
     f_cpu = f_cpu if f_cpu is not None else tgt.f_cpu
     if mcu is None or f_cpu is None:
         if not (tgt.path / "target.toml").is_file():
-            raise ToolchainError(f"{tgt.path}: no target.toml; pass mcu= and f_cpu=")
+            raise ToolchainError(
+                f"{tgt.path}: no target.toml: give the MCU and clock (--mcu and --f-cpu)"
+            )
         missing = " and ".join(k for k, v in (("mcu", mcu), ("f_cpu", f_cpu)) if v is None)
         raise ToolchainError(f"{tgt.path}/target.toml: no {missing}; give it there or pass it")
     lo, hi = F_CPU_RANGE

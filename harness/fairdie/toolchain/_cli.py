@@ -62,8 +62,8 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
         "--target",
         required=True,
         metavar="NAME_OR_DIR",
-        help="a target shipped with fairdie (a subject's, e.g. die_t13a) or a folder with a"
-        " target.toml",
+        help="a target shipped with fairdie (a subject's, e.g. die_t13a, or the engine's"
+        " tests/NAME) or a folder with a target.toml",
     )
     parser.add_argument("--variant", help="build variant (see the target.toml)")
     parser.add_argument("--f-cpu", type=_f_cpu, metavar="HZ", help="override the clock")

@@ -26,6 +26,8 @@ __all__ = [
     "load_target",
     "parse_build_options",
     "parse_target_toml",
+    "resolve_target",
+    "shipped_targets",
     "variants",
 ]
 
@@ -182,25 +184,29 @@ def shipped_targets() -> dict[str, Path]:
     return found
 
 
-def _resolve(target: str | Path) -> Path:
-    """An absolute folder: a plain name of a shipped target, else a path.
+def resolve_target(target: str | Path) -> Path:
+    """The absolute folder ``target`` names (the rule of :mod:`fairdie.toolchain`).
 
-    A string without a separator (``"die_t13a"``) names a shipped target
-    (:func:`shipped_targets`) when there is one, else a folder of the working
-    directory; anything else is a path, relative ones to the working directory.
+    A plain name (a string, ``"die_t13a"``: no separator, no leading ``.``) is a
+    shipped target (:func:`shipped_targets`) when there is one, else a folder
+    of the working directory. Anything else is a path, relative ones to the
+    working directory; a relative path that names no folder there may name
+    one under :func:`firmware_dir` (``"tests/buzzer"``: the engine's test
+    firmwares). Raises :class:`ToolchainError` (one line) when none is found.
     """
     path = Path(target).expanduser()
-    if (
-        isinstance(target, str)
-        and not any(c in target for c in ("/", os.sep))
-        and target[:1] != "."
-    ):
-        shipped = shipped_targets().get(target)
+    text = str(target)
+    if isinstance(target, str) and not any(c in text for c in ("/", os.sep)) and text[:1] != ".":
+        shipped = shipped_targets().get(text)
         if shipped is not None and (shipped.is_dir() or not path.is_dir()):
             path = shipped
         elif not path.is_dir():
             names = ", ".join(sorted(shipped_targets()))
             raise ToolchainError(f"firmware target not found: {target} (shipped: {names})")
+    elif not path.is_dir() and not path.is_absolute() and text[:1] != ".":
+        packaged = firmware_dir() / path
+        if (packaged / TARGET_FILE).is_file():
+            path = packaged
     if not path.is_dir():
         raise ToolchainError(f"firmware target not found: {path}")
     return path.resolve()
@@ -367,12 +373,12 @@ def parse_target_toml(text: str, path: Path) -> Target:
 
 
 def load_target(target: str | Path) -> Target:
-    """Load a target by name (a folder under ``firmware_dir()``) or by folder path.
+    """Load a target by name or folder path (:func:`resolve_target`).
 
     A folder without ``target.toml`` is allowed: then ``build()`` needs ``mcu`` and
     ``f_cpu``, no budget is enforced and the default :class:`BuildOptions` apply.
     """
-    path = _resolve(target)
+    path = resolve_target(target)
     toml = path / TARGET_FILE
     if not toml.is_file():
         name = re.sub(r"[^A-Za-z0-9_.+-]", "_", path.name)

@@ -250,9 +250,9 @@ def _press_parser() -> Parser:
 
 
 def _press(a: argparse.Namespace) -> int:
-    from fairdie._trace import TRACE_KINDS, check_writable, summary, write
+    from fairdie._trace import TRACE_KINDS, check_vcd_path, summary, write
 
-    vcd = check_writable(a.vcd) if a.vcd is not None else None
+    vcd = check_vcd_path(a.vcd) if a.vcd is not None else None
     die = make_die(a)
     if vcd is not None:
         die.chip.trace_kinds = TRACE_KINDS

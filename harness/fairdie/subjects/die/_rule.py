@@ -1,4 +1,4 @@
-"""Reference model of the fair-die rule, matching fairdie/firmware/die_t13a/rule.c.
+"""Reference model of the fair-die rule, matching firmware/die_t13a/rule.c.
 
 Six counters, one per face (index 0 is face 1), each 0..255, kept in EEPROM.
 A press:
