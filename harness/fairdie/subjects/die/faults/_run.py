@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fairdie._pool import map_work
+from fairdie.campaigns import map_work
 from fairdie.subjects.die.faults import _cuts, _hostile, _wear
 from fairdie.subjects.die.faults._ids import parse_replay, unit_args
 from fairdie.subjects.die.faults._outcome import Outcome
