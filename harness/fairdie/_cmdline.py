@@ -71,7 +71,7 @@ def scheduler_address(text: str) -> str:
 
 
 def add_spread_options(p: argparse.ArgumentParser, *, pieces: str) -> None:
-    """``--jobs``, ``--scheduler``: where a run's ``pieces`` go (fairdie._pool)."""
+    """``--jobs``, ``--scheduler``: where a run's ``pieces`` go (fairdie.campaigns.map_work)."""
     p.add_argument(
         "--jobs", type=int_in(1, MAX_JOBS), default=1, help="local processes (default 1)"
     )

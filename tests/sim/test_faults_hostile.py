@@ -10,15 +10,8 @@ import pytest
 from fairdie.board import load_board
 from fairdie.subjects.die._models import FairModel, SeedModel
 from fairdie.subjects.die.faults import Report, Target, replay, run_faults
-from fairdie.subjects.die.faults._hostile import (
-    G6_NOISES,
-    RECOVERY_BOUND,
-    RECOVERY_WINDOW,
-    _table_step,
-    recovery,
-    run_g5,
-    run_g6,
-)
+from fairdie.subjects.die.faults._hostile import RECOVERY_BOUND, RECOVERY_WINDOW, recovery, run_g5
+from fairdie.subjects.die.faults._hostile_noise import G6_NOISES, _table_step, run_g6
 from fairdie.subjects.die.faults._images import ERASED
 from fairdie.subjects.die.faults._rig import BOOT_LIMIT_S
 from fairdie.subjects.die.faults._wear import LIFE_GOAL, WEAR_NOISES, WRITE_CYCLES, FaceFirst

@@ -2,8 +2,8 @@
 
 The die is powered only while its button is held, so the power can go at
 any instant, also in the middle of an EEPROM write. The campaigns cut it
-everywhere and check, against the die's model (fairdie.subjects.die), the
-invariants:
+everywhere, on the core's power-cut engine (fairdie.campaigns), and check,
+against the die's model (fairdie.subjects.die), the invariants:
 
 - I1 atomic: after any cut, the stored state is the state before the press
   or the state after it;
@@ -16,9 +16,9 @@ invariants:
 Fault model: one byte in flight at a time (EEPE serialises writes), every
 other byte at its old or its new value; a cut leaves the byte in flight at
 any of its 256 values (the exhaustive campaigns try them all, the soak
-weights them by the physics of erase and write, fairdie.subjects.die.faults._torn); only
-a power cut tears, a reset lets the write finish. Every violation carries a
-replay id that ``fairdie faults --replay ID`` runs again.
+weights them by the physics of erase and write, fairdie.campaigns.physical);
+only a power cut tears, a reset lets the write finish. Every violation
+carries a replay id that ``fairdie faults --replay ID`` runs again.
 """
 
 from __future__ import annotations

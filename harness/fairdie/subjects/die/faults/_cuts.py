@@ -16,11 +16,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from fairdie.campaigns import EVERY_VALUE, physical
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED, codes_for, start_images
 from fairdie.subjects.die.faults._rig import Write, Written
 from fairdie.subjects.die.faults._target import Target
-from fairdie.subjects.die.faults._torn import EVERY_VALUE, physical
 from fairdie.subjects.die.faults._verdict import Expect
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 

@@ -1,10 +1,13 @@
 """An emulated die whose power can be cut anywhere: the campaigns' bench.
 
-A :class:`Rig` presses from a given EEPROM image with given ADC codes,
-stopping at every EEPROM write the firmware starts and keeping a snapshot
-there, so a cut in any write, with any torn value, costs a restore and a
-power-off rather than a press. It also boots images (a press with fixed
-noise) to check that the firmware reads them and lights a face in time.
+A :class:`Rig` presses from a given EEPROM image with given ADC codes on
+the core's power-cut engine (fairdie.campaigns): the press stops at every
+EEPROM write the firmware starts and keeps a snapshot there, so a cut in any
+write, with any torn value, costs a restore and a power-off rather than a
+press. What is the die's: a press is a power-on from an image reading given
+noise, and a cut is judged by whether a face had lit. It also boots images
+(a press with fixed noise) to check that the firmware reads them and lights
+a face in time.
 """
 
 from __future__ import annotations
@@ -12,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from fairdie import campaigns
+from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
-from fairdie.sim import EventKind, Snapshot, StopReason, Until
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
-from fairdie.subjects.die.faults._torn import physical
 
 __all__ = [
     "BOOT_CODES",
@@ -34,19 +37,6 @@ __all__ = [
 
 #: the noise a boot reads: every code the same, so any rule rolls at once
 BOOT_CODES = (512,)
-
-
-@dataclass(frozen=True)
-class Write:
-    """One EEPROM write a press started, and the chip as it started."""
-
-    cycle: int  #: the cycle the run stopped at, the write just started
-    address: int
-    old: int
-    new: int
-    mode: int  #: EEPM: 0 erase and write, 1 erase only, 2 write only
-    done: int  #: the cycle it completes
-    snap: Snapshot
 
 
 @dataclass(frozen=True)
@@ -109,25 +99,15 @@ class Rig:
         chip = self.chip
         self._start(image, codes)
         start = chip.cycle
-        chip.run(to_cycle=start + cycles)
-        lit = self.die.first_lit()
-        chip.power_off(torn_value=torn)
-        return Cut(chip.cycle - start, 1, chip.eeprom, lit is not None, torn)
+        left = campaigns.cut(chip, torn=torn, at=start + cycles)
+        lit = self.die.first_lit()  # a power-off keeps the cycle the first LED lit
+        return Cut(chip.cycle - start, 1, left, lit is not None, torn)
 
     def press(self, image: bytes, codes: Sequence[int], hold_s: float) -> Written:
         """Press from ``image`` for ``hold_s``, stopping at each write."""
         chip = self.chip
         self._start(image, codes)
-        end = chip.cycle + chip.cycles_for(hold_s)
-        writes: list[Write] = []
-        stop = Until.event(EventKind.EEPROM_START)
-        # a stop may land past the end (the write starts in the hold's last instruction)
-        while chip.cycle < end and chip.run(to_cycle=end, until=stop) & StopReason.EEPROM_START:
-            e = chip.stop_event
-            assert e is not None
-            w = chip.eeprom_in_flight
-            done = chip.cycle + (w.cycles_left if w is not None else 0)
-            writes.append(Write(chip.cycle, e.a, e.b, e.c & 0xFF, e.c >> 8, done, chip.snapshot()))
+        writes = campaigns.stop_at_writes(chip, to_cycle=chip.cycle + chip.cycles_for(hold_s))
         face, _ = self._shown()
         written = Written(
             before=image,
@@ -135,7 +115,7 @@ class Rig:
             face=face,
             lit=self.die.first_lit(),
             start=chip.power_on_cycle,
-            writes=tuple(writes),
+            writes=writes,
             after=chip.eeprom,
             end=chip.cycle,
         )
@@ -145,45 +125,20 @@ class Rig:
     def cut(self, write: Write, torn: int | None) -> bytes:
         """The image a cut leaves as ``write`` has just started, with the
         byte at ``torn`` (None: the write is lost, the byte keeps its value)."""
-        chip = self.chip
-        chip.restore(write.snap)
-        chip.power_off(torn_value=torn)
-        return chip.eeprom
+        return campaigns.cut(self.chip, write, torn)
 
     def every_cycle(self, image: bytes, codes: Sequence[int], hold_s: float) -> Timeline:
-        """A cut at every cycle of a press, with the write in flight torn as
-        the physical model says (fairdie.subjects.die.faults._torn) at that cycle's
-        progress. The chip steps one instruction at a time while awake or
-        writing, a snapshot before each cut; a stretch asleep with no write
-        in flight leaves the EEPROM as it is, so one cut stands for all of
-        its cycles."""
+        """A cut at every cycle of a press (fairdie.campaigns.every_cycle), the
+        write in flight torn as the physical model says at that cycle's
+        progress; each cut knows whether a LED had lit before it."""
         chip = self.chip
         self._start(image, codes)
         start = chip.cycle
-        end = start + chip.cycles_for(hold_s)
-        wake = Until.event(EventKind.WAKE | EventKind.EEPROM_START)
         cuts: list[Cut] = []
-        started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
-        while chip.cycle < end:
-            now = chip.cycle
-            w = chip.eeprom_in_flight
-            torn = None
-            if w is not None:
-                if started[0] != w.address or now >= started[1] + started[2]:
-                    started = (w.address, now, max(1, w.cycles_left))
-                progress = (now - started[1]) / started[2]
-                torn = physical(w.old, w.new, progress, mode=_EE_MODES.index(w.mode))
-            snap = chip.snapshot()
-            chip.power_off(torn_value=torn)
-            cut_image = chip.eeprom
-            chip.restore(snap)
-            if chip.sleeping and w is None:
-                chip.run(to_cycle=end, until=wake)
-            else:
-                chip.run(cycles=1)
-            lit = self.die.first_lit()
+        for c in campaigns.every_cycle(chip, to_cycle=start + chip.cycles_for(hold_s)):
+            lit = self.die.first_lit()  # once the chip has run past the cut
             cuts.append(
-                Cut(now - start, chip.cycle - now, cut_image, lit is not None and lit <= now, torn)
+                Cut(c.cycle - start, c.span, c.image, lit is not None and lit <= c.cycle, c.torn)
             )
         face, _ = self._shown()
         timeline = Timeline(
@@ -229,6 +184,3 @@ class Timeline:
     start: int
     cuts: tuple[Cut, ...]
     after: bytes
-
-
-_EE_MODES = ("erase+write", "erase", "write")

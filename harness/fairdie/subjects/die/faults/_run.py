@@ -6,8 +6,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from fairdie._pool import map_work
+from fairdie.campaigns import map_work
 from fairdie.subjects.die.faults import _cuts, _hostile, _wear
+from fairdie.subjects.die.faults import _hostile_noise as _noise
 from fairdie.subjects.die.faults._ids import parse_replay, unit_args
 from fairdie.subjects.die.faults._outcome import Outcome
 from fairdie.subjects.die.faults._target import FaultsError, Target
@@ -26,7 +27,7 @@ CAMPAIGNS: dict[str, tuple[Planner, Runner, str]] = {
     "G3": (_cuts.plan_g3, _cuts.run_g3, "a second cut in every write of the recovery"),
     "G4": (_cuts.plan_g4, _cuts.run_g4, "a seeded soak of presses, holds and cuts"),
     "G5": (_hostile.plan_g5, _hostile.run_g5, "hostile images: boot, recover, stay fair"),
-    "G6": (_hostile.plan_g6, _hostile.run_g6, "hostile noise: rails, extremes, adversary, search"),
+    "G6": (_noise.plan_g6, _noise.run_g6, "hostile noise: rails, extremes, adversary, search"),
     "G7": (_wear.plan_g7, _wear.run_g7, "EEPROM wear per byte under each noise"),
 }
 

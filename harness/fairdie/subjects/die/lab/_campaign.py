@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._pool import map_work
+from fairdie.campaigns import map_work
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, code_for_mv, mv_table, parse_noise
 from fairdie.subjects.die._models import DieModel

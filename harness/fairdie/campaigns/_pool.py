@@ -1,6 +1,7 @@
 """Spread independent pieces of work over processes or a Dask cluster.
 
-The lab's fairness campaigns and the power-cut campaigns both use it. Local
+A campaign cuts its work into pieces that depend on nothing but their
+arguments (a seed, a ``Setup``), so they run anywhere and in any order. Local
 processes are spawned (not forked: the simulator's state is not shared);
 with a scheduler address the pieces go to Dask's distributed scheduler,
 installed with the ``cluster`` extra.

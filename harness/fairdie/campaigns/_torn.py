@@ -12,11 +12,23 @@ random source for the soak).
 from __future__ import annotations
 
 import random
+from typing import Protocol
 
-__all__ = ["EVERY_VALUE", "physical"]
+__all__ = ["EVERY_VALUE", "MODES", "TornModel", "physical"]
 
+#: every value a byte can be left at: what the exhaustive campaigns try
 EVERY_VALUE = range(256)
-_ERASE_WRITE, _ERASE, _WRITE = 0, 1, 2  # EECR's EEPM modes
+#: EECR's EEPM modes by number, as :class:`fairdie.sim.EepromWrite` names them
+MODES = ("erase+write", "erase", "write")
+_ERASE_WRITE, _ERASE, _WRITE = 0, 1, 2
+
+
+class TornModel(Protocol):
+    """What a cut leaves in the byte in flight, ``progress`` (0..1) into a
+    write of ``mode`` (EEPM) from ``old`` to ``new``: :func:`physical`, or one
+    of your own."""
+
+    def __call__(self, old: int, new: int, progress: float, *, mode: int = 0) -> int: ...
 
 
 def _flip(value: int, bits: list[int], count: int, to_one: bool) -> int:

@@ -1,0 +1,97 @@
+"""Power cuts: in a write the run stopped at, at a chosen cycle, or at every cycle.
+
+A cut powers the chip off with the byte in flight (if a write is in flight)
+left at a torn value, and reads what the EEPROM then holds: the image the
+next power-on meets. One byte is in flight at a time (EEPE serialises
+writes); every other byte holds its old or its new value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fairdie.campaigns._torn import MODES, TornModel, physical
+from fairdie.campaigns._writes import Write, chip_of
+from fairdie.errors import FairdieError
+from fairdie.sim import EventKind, Until
+
+if TYPE_CHECKING:
+    from fairdie.device import Device
+    from fairdie.sim import Chip
+
+__all__ = ["Cut", "cut", "every_cycle"]
+
+_WAKE = Until.event(EventKind.WAKE | EventKind.EEPROM_START)
+
+
+def cut(
+    on: Chip | Device,
+    write: Write | None = None,
+    torn: int | None = None,
+    *,
+    at: int | None = None,
+) -> bytes:
+    """Cut the power and return the EEPROM it leaves.
+
+    With ``write``, the chip goes back to the snapshot taken as that write
+    started and runs to ``at`` (default: the write's start) before the cut;
+    without, it runs from where it is to ``at`` (default: now). The byte in
+    flight is left at ``torn`` (None: the write is lost, the byte keeps its
+    old value).
+    """
+    chip = chip_of(on)
+    if write is not None:
+        if at is not None and not write.cycle <= at <= write.done:
+            raise FairdieError(
+                f"cut at cycle {at}: not within the write of cycles {write.cycle}..{write.done}"
+            )
+        chip.restore(write.snapshot)
+    if at is not None:
+        chip.run(to_cycle=at)
+    chip.power_off(torn_value=torn)
+    return chip.eeprom
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A cut at ``cycle``, standing for ``span`` cycles: the image it left."""
+
+    cycle: int
+    span: int  #: the cycles until the next cut (the same image for each)
+    image: bytes
+    address: int | None  #: the byte in flight (None: no write in flight)
+    torn: int | None  #: the value the cut left there (None: no write in flight)
+
+
+def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical) -> Iterator[Cut]:
+    """A cut at every cycle of a run of the (powered) chip to ``to_cycle``.
+
+    The chip steps one instruction at a time while awake or writing, a
+    snapshot before each cut, and goes on from there uncut. The byte in
+    flight is torn as ``tear`` says at the write's progress. A stretch
+    asleep with no write in flight leaves the EEPROM as it is, so one cut
+    stands for all of its cycles. Each cut is yielded once the chip has run
+    past it, so the caller can read what that step did (an LED lit).
+    """
+    chip = chip_of(on)
+    started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
+    while chip.cycle < to_cycle:
+        now = chip.cycle
+        w = chip.eeprom_in_flight
+        torn = None
+        if w is not None:
+            if started[0] != w.address or now >= started[1] + started[2]:
+                started = (w.address, now, max(1, w.cycles_left))
+            progress = (now - started[1]) / started[2]
+            torn = tear(w.old, w.new, progress, mode=MODES.index(w.mode))
+        snap = chip.snapshot()
+        chip.power_off(torn_value=torn)
+        image = chip.eeprom
+        chip.restore(snap)
+        if chip.sleeping and w is None:
+            chip.run(to_cycle=to_cycle, until=_WAKE)
+        else:
+            chip.run(cycles=1)
+        yield Cut(now, chip.cycle - now, image, None if w is None else w.address, torn)
