@@ -87,6 +87,7 @@ def load_candidate(
     _build.cache_clear()  # once per verify: a target's sources may have changed since the last
     built = firmware is None
     chosen = ""
+    bd: Board | None = None
     if firmware is None:
         if eep is not None:
             raise FairdieError("--eep goes with a HEX FIRMWARE")
@@ -108,7 +109,8 @@ def load_candidate(
     file = load_firmware(firmware, eep=eep)
     if board is None:
         board, chosen = default_board(file)
-    bd = load_board(board)
+    if bd is None:  # a board loaded to build its target serves as it is
+        bd = load_board(board)
     setup = Setup(Path(firmware), bd, bd.mcu, bd.f_cpu, eep, None, seed)
     return Candidate(setup, file, board, built=built, board_chosen=chosen)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from fairdie._cmdline import SEED, BadInput, Parser, int_in
+from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
@@ -159,7 +160,7 @@ def make_die(a: argparse.Namespace) -> Any:
 
 
 def die_setup(
-    board: str | Path = "die-direct",
+    board: Board | str | Path = "die-direct",
     *,
     variant: str | None = None,
     firmware: str | Path | None = None,
@@ -170,7 +171,7 @@ def die_setup(
     A build is checked against the board before it is built."""
     from fairdie.board import check_build, load_board
 
-    bd = load_board(board)
+    bd = board if isinstance(board, Board) else load_board(board)
     check_build(bd, variant)  # a board of one LED drive never runs a build of another
     return Setup.make(firmware, board=bd, variant=variant, seed=seed)
 

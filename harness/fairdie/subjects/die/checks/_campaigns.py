@@ -59,7 +59,13 @@ def fairness(ctx: Context) -> Result:
     for noise in standard:
         board, variant, firmware = st.campaign
         campaign = Campaign(
-            o.presses, noise, ctx.o.seed, variant=variant, firmware=firmware, board=board
+            o.presses,
+            noise,
+            ctx.o.seed,
+            variant=variant,
+            firmware=firmware,
+            board=board,
+            setup=st.campaign_setup(),
         )
         try:
             r = run_campaign(
@@ -106,7 +112,7 @@ def power_cuts(ctx: Context) -> Result:
     if st.model is None:
         return skip("no reference model of what the firmware stores: no state to judge a cut by")
     board, variant, firmware = st.campaign
-    target = Target(board=board, variant=variant, firmware=firmware)
+    target = Target(board=board, variant=variant, firmware=firmware, setup=st.campaign_setup())
     seen = [0.0]
 
     def progress(done: int, total: int) -> None:

@@ -14,6 +14,7 @@ from fairdie.subjects.die.checks._press import record_press
 from fairdie.verify import Context, Timeline
 
 if TYPE_CHECKING:
+    from fairdie.device import Setup
     from fairdie.subjects.die import Die
     from fairdie.subjects.die._models import DieModel
     from fairdie.subjects.die.faults import Report
@@ -47,6 +48,26 @@ class DieState:
         self.fresh: Timeline | None = None
         self.campaigns: dict[str, CampaignResult] = {}
         self.faults: Report | None = None
+        self._campaign_setup: Setup | None = None
+
+    def campaign_setup(self) -> Setup:
+        """The recipe every campaign of this verify presses (:attr:`campaign`),
+        made once: board, build and firmware loaded once for all of them."""
+        if self._campaign_setup is None:
+            from fairdie.subjects.die._cli import die_setup
+
+            board, variant, firmware = self.campaign
+            c = self.ctx.c
+            if (board, variant, firmware) == (c.board_arg, None, str(c.path)):
+                self._campaign_setup = c.setup  # the file on its board, as verify loaded it
+            else:  # a build named by its variant, or a copy of the board naming one
+                self._campaign_setup = die_setup(
+                    c.board if board == c.board_arg else board,
+                    variant=variant,
+                    firmware=firmware,
+                    seed=self.ctx.o.seed,
+                )
+        return self._campaign_setup
 
     @classmethod
     def of(cls, ctx: Context) -> DieState:
