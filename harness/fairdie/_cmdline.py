@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -21,6 +22,7 @@ __all__ = [
     "int_in",
     "parse",
     "progress_bar",
+    "run_command",
     "scheduler_address",
 ]
 
@@ -92,6 +94,32 @@ def parse(parser: Parser, argv: list[str]) -> argparse.Namespace | int:
         return 2
     except SystemExit:  # --help printed the usage (errors raise BadInput)
         return 0
+
+
+def run_command(
+    parser: Parser,
+    argv: list[str],
+    command: Callable[[argparse.Namespace], int],
+    *,
+    replay: bool = False,
+) -> int:
+    """Parse ``argv`` and run ``command``: bad input is one line and exit 2
+    (a usage error or a FairdieError), Ctrl-C is 130. With ``replay`` the
+    arguments get ``replay``, the command line that runs it again."""
+    from fairdie.errors import FairdieError
+
+    a = parse(parser, argv)
+    if isinstance(a, int):
+        return a
+    if replay:  # every run is reproducible from its arguments
+        a.replay = shlex.join([*parser.prog.split(), *argv])
+    try:
+        return command(a)
+    except FairdieError as e:
+        print(f"fairdie: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
 
 
 def progress_bar(

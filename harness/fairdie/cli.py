@@ -14,8 +14,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-from fairdie._cmdline import BadInput, Parser
-from fairdie.errors import FairdieError
+from fairdie._cmdline import Parser, run_command
 
 __all__ = ["main"]
 
@@ -25,7 +24,7 @@ def _build_main(argv: list[str]) -> int:
 
     p = Parser(prog="fairdie build", description="Build a firmware target; print paths and sizes.")
     add_build_arguments(p)  # the same command as python -m fairdie.toolchain
-    return _guarded("fairdie build", p, argv, run_build_command)
+    return run_command(p, argv, run_build_command)
 
 
 def _verify_main(argv: list[str]) -> int:
@@ -60,23 +59,6 @@ CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "verify": ("check a build on its board in emulation before burning it", _verify_main),
     "debug": ("serve a firmware to avr-gdb (break, step, watch, monitor press)", _debug_main),
 }
-
-
-def _guarded(prog: str, parser: Parser, argv: list[str], run: Callable[..., int]) -> int:
-    try:
-        a = parser.parse_args(argv)
-    except BadInput as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 2
-    except SystemExit as e:  # --help
-        return int(e.code or 0)
-    try:
-        return run(a)
-    except FairdieError as e:
-        print(f"fairdie: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
 
 
 def _usage() -> str:

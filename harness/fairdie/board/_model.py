@@ -7,12 +7,12 @@ that starts with the file it came from.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from fairdie._toml import loads, read_toml
 from fairdie.board._analog import parse_analog
 from fairdie.board._buttons import parse_buttons
 from fairdie.board._fields import (
@@ -432,21 +432,9 @@ def load_board(path_or_name: str | Path) -> Board:
             text = entry.read_text(encoding="utf-8")
         except OSError as e:
             raise BoardError(f"{source}: cannot read: {e.strerror or e}") from None
+        data = loads(text, source, BoardError)
     else:
         path = Path(path_or_name)
         source = str(path)
-        if path.exists() and not path.is_file():
-            raise BoardError(f"{source}: not a board file (a directory or a device)")
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise BoardError(f"{source}: no such board file") from None
-        except UnicodeDecodeError:
-            raise BoardError(f"{source}: not a board file (not UTF-8 text)") from None
-        except OSError as e:
-            raise BoardError(f"{source}: cannot read: {e.strerror or e}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise BoardError(" ".join(f"{source}: not valid TOML: {e}".split())) from None
+        data = read_toml(path, "board file", BoardError)
     return parse_board(data, source=source)

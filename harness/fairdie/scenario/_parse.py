@@ -8,11 +8,11 @@ mistake is one :class:`ScenarioError` line naming the file, the step number
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fairdie._toml import read_toml
 from fairdie.scenario._model import (
     EVENTS,
     Action,
@@ -298,18 +298,5 @@ def load_scenario(path: str | Path) -> Scenario:
     """Read and check a scenario file. Raises :class:`ScenarioError`."""
     p = Path(path)
     source = str(p)
-    if p.exists() and not p.is_file():
-        raise ScenarioError(f"{source}: not a scenario file (a directory or a device)")
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"{source}: no such scenario file") from None
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{source}: not a scenario file (not UTF-8 text)") from None
-    except OSError as e:
-        raise ScenarioError(f"{source}: cannot read: {e.strerror or e}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(" ".join(f"{source}: not valid TOML: {e}".split())) from None
+    data = read_toml(p, "scenario file", ScenarioError)
     return parse_scenario(data, source=source, base=p.resolve().parent)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fairdie._cmdline import SEED, BadInput, Parser, int_in
+from fairdie._cmdline import SEED, Parser, int_in, run_command
 from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
@@ -207,28 +205,6 @@ def device_for(setup: Setup) -> Any:
     return die_for(setup)
 
 
-def _run(
-    prog: str, parser: Parser, argv: list[str], command: Callable[[argparse.Namespace], int]
-) -> int:
-    """Parse, run, and turn bad input into one line and exit 2."""
-    try:
-        a = parser.parse_args(argv)
-    except BadInput as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
-        return 2
-    except SystemExit as e:  # --help
-        return int(e.code or 0)
-    # every run is reproducible from its arguments (the seed defaults to a fixed value)
-    a.replay = shlex.join([*prog.split(), *argv])
-    try:
-        return command(a)
-    except FairdieError as e:
-        print(f"fairdie: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
-
-
 def _press_parser() -> Parser:
     p = Parser(prog="fairdie press", description="Press the emulated die N times.")
     p.add_argument("--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N")
@@ -329,7 +305,7 @@ def _seed_matters(a: argparse.Namespace, faces: list[int | None]) -> bool | None
 
 def press_main(argv: list[str]) -> int:
     """``fairdie press ...``; returns the exit status."""
-    return _run("fairdie press", _press_parser(), argv, _press)
+    return run_command(_press_parser(), argv, _press, replay=True)
 
 
 def _roll(a: argparse.Namespace) -> int:
@@ -353,7 +329,7 @@ def roll_main(argv: list[str]) -> int:
         " the die clears its table); q or Ctrl-C quits.",
     )
     _add_die_options(p)
-    return _run("fairdie roll", p, argv, _roll)
+    return run_command(p, argv, _roll, replay=True)
 
 
 def _demo(a: argparse.Namespace) -> int:
@@ -391,7 +367,7 @@ def demo_main(argv: list[str]) -> int:
     p.add_argument("--count", type=int_in(1, 1000), default=36, metavar="N")
     p.add_argument("--seed", type=SEED, default=1, metavar="S")
     p.add_argument("--variant", choices=sorted(VARIANT_BOARDS), default="direct")
-    return _run("fairdie demo", p, argv, _demo)
+    return run_command(p, argv, _demo, replay=True)
 
 
 def bench_main(argv: list[str]) -> int:
@@ -408,4 +384,4 @@ def bench_main(argv: list[str]) -> int:
         print(json.dumps(r) if a.json else format_report(r))
         return 0
 
-    return _run("fairdie bench", p, argv, run)
+    return run_command(p, argv, run, replay=True)
