@@ -145,10 +145,12 @@ def _free_run(a: argparse.Namespace, after: After | None) -> int:
             raise FairdieError(f"--until {a.until!r}: {str(e).split(': ', 3)[-1]}") from None
     seen = observe(dev, time.cycles(dev.chip.frequency), event=event, state=state)
     unmodelled, warnings = _unmodelled(dev)
+    clock = setup.clock_note()
+    warnings = [f"note: {clock}", *warnings] if clock else warnings
     more, lines = after(dev, a) if after is not None else ({}, [])
     if a.json:
         out = {"firmware": str(fw.path), "board": dev.board.name, **seen.as_json()}
-        print(json.dumps({**out, "unmodelled": unmodelled, **more}))
+        print(json.dumps({**out, "unmodelled": unmodelled, "clock_note": clock, **more}))
     else:
         name = fw.path.name if fw.path else a.firmware
         print(f"{name} on {dev.board.name} at {dev.chip.frequency} Hz, seed {a.seed or 0}")

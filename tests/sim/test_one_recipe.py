@@ -119,3 +119,35 @@ def test_a_plain_name_of_a_working_directory_folder_still_runs(
     assert rc == 0 and out.startswith("echo.elf on bare attiny13a"), err
     s = _scenario(tmp_path, '[scenario]\nfirmware = "mine"\n[[step]]\nwait = "1ms"\n')
     assert run_scenario(s).passed
+
+
+def test_a_file_that_names_another_clock_says_so(capsys, tmp_path) -> None:
+    import json
+
+    from fairdie.cli import main
+    from fairdie.toolchain import build
+
+    fast = build("die_t13a", f_cpu=8_000_000).elf  # die-direct's fuses say 1.2 MHz
+    assert main(["run", str(fast), "--board", "die-direct", "--for", "10ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["clock_note"] == (
+        f"{fast.name} names 8000000 Hz but runs at 1200000 Hz"
+        " (the board's clock; --f-cpu 8000000 runs it at its own)"
+    )
+    assert (
+        main(
+            [
+                "run",
+                str(fast),
+                "--board",
+                "die-direct",
+                "--for",
+                "10ms",
+                "--f-cpu",
+                "8000000",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    assert json.loads(capsys.readouterr().out)["clock_note"] is None

@@ -121,6 +121,17 @@ class Setup:
         _keep(key, replace(probe, path=key[0], f_cpu=probe.f_cpu or clock))
         return setup
 
+    def clock_note(self) -> str | None:
+        """A line for the user when the file names another clock than the one it
+        runs at (the board's fuses win over the ELF's avr_mcu section), else None."""
+        own = self.load().f_cpu
+        if own is None or own == self.f_cpu:
+            return None
+        return (
+            f"{self.firmware.name} names {own} Hz but runs at {self.f_cpu} Hz"
+            f" (the board's clock; --f-cpu {own} runs it at its own)"
+        )
+
     def with_seed(self, seed: int) -> Setup:
         return replace(self, seed=seed)
 

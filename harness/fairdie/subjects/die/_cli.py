@@ -120,38 +120,34 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
 
 
 def make_die(a: argparse.Namespace) -> Any:
-    """The die the options of :func:`_add_die_options` describe."""
+    """The die the options of :func:`_add_die_options` describe, through one
+    :class:`~fairdie.device.Setup` (the clock by its one rule)."""
     from fairdie.board import check_build, load_board
-    from fairdie.sim import load_firmware
-    from fairdie.subjects.die import Die
     from fairdie.toolchain import load_target
 
     bd = load_board(a.board or VARIANT_BOARDS[a.variant or "direct"])
     check_build(bd, a.variant)  # a board of one LED drive never runs a build of another
-    model = None
+    options: dict[str, Any] = {"roll": a.button, "timing": a.timing}
     if a.firmware is not None and a.variant is not None:
         # the file stands in for that build of the board's firmware: its model judges it
         if bd.firmware is None:
             raise FairdieError(f"--variant: board {bd.name} names no firmware target to vary")
-        model = load_target(bd.firmware).model_for(a.variant)
-    firmware = None
-    if a.firmware is not None:  # a HEX runs at the board's clock unless --f-cpu says
-        firmware = load_firmware(
-            a.firmware, eep=a.eep, mcu=bd.mcu, f_cpu=a.f_cpu, default_f_cpu=bd.f_cpu
-        )
-    elif a.eep is not None:
+        options["model"] = load_target(bd.firmware).model_for(a.variant)
+    if a.firmware is None and a.eep is not None:
         raise FairdieError("--eep goes with --firmware (a HEX file)")
-    die = Die(
+    setup = Setup.make(
+        a.firmware,
         board=bd,
-        firmware=firmware,
-        variant=a.variant if firmware is None else None,
-        noise=a.noise,
-        seed=a.seed,
         f_cpu=a.f_cpu,
-        roll=a.button,
-        model=model,
-        timing=a.timing,
+        eep=a.eep,
+        variant=a.variant if a.firmware is None else None,
+        seed=a.seed,
+        stimulus=a.noise,
     )
+    note = setup.clock_note()
+    if note is not None:
+        print(f"fairdie: note: {note}", file=sys.stderr)
+    die = die_for(setup, **options)
     if a.counts is not None:
         die.set_counts(a.counts)
     return die
@@ -183,16 +179,14 @@ def die_for(setup: Setup, **options: Any) -> Any:
     bd = setup.board
     if bd is None:
         raise FairdieError("no board: a die is a board's (give --board)")
-    model = None
     if setup.variant is not None and bd.firmware is not None:  # a build of the board's target
-        model = load_target(bd.firmware).model_for(setup.variant)
+        options.setdefault("model", load_target(bd.firmware).model_for(setup.variant))
     return Die(
         board=bd,
         firmware=setup.load(),
         noise=setup.stimulus,
         seed=setup.seed,
         f_cpu=setup.f_cpu,
-        model=model,
         **options,
     )
 
