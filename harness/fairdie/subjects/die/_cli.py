@@ -371,10 +371,16 @@ def bench_main(argv: list[str]) -> int:
     p = Parser(prog="fairdie bench", description="Measure the engine's and the die's speed.")
     p.add_argument("--cycles", type=int_in(1_000_000, 10**10), default=20_000_000)
     p.add_argument("--rounds", type=int_in(1, 100), default=7)
+    p.add_argument(
+        "--no-verify",
+        dest="verify",
+        action="store_false",
+        help="leave out verify_seconds (a full fairdie verify of the default build)",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     def run(a: argparse.Namespace) -> int:
-        r = run_benchmarks(cycles=a.cycles, rounds=a.rounds)
+        r = run_benchmarks(cycles=a.cycles, rounds=a.rounds, verify=a.verify)
         print(json.dumps(r) if a.json else format_report(r))
         return 0
 
