@@ -348,3 +348,17 @@ def test_an_unknown_profile_is_a_usage_error(pytester: pytest.Pytester) -> None:
     )
     assert r.ret == pytest.ExitCode.USAGE_ERROR
     assert "no Hypothesis profile 'fairdie-fast'" in r.stderr.str()
+
+
+def test_the_die_suite_on_a_board_that_is_no_die_is_one_usage_error(
+    pytester: pytest.Pytester, build_test_firmware: Callable[..., Any]
+) -> None:
+    lightsout = Path(__file__).resolve().parents[2] / "harness/fairdie/firmware/tests/lightsout"
+    elf = build_test_firmware("lightsout").elf
+    r = pytester.runpytest_inprocess(
+        *SUITE, f"--fairdie-board={lightsout / 'board.toml'}", f"--fairdie-firmware={elf}"
+    )
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    out = r.stdout.str() + r.stderr.str()
+    assert out.count("the die suite needs a die: board lightsout: no face table") == 1
+    assert "passed" not in out and "errors" not in out  # no test ran, none errored
