@@ -31,19 +31,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The suite on a board that is no die is one usage error, not an error per
-    test (raised once collection ends: pytest reports it in one line)."""
-    from fairdie.board import load_board
-    from fairdie.errors import FairdieError
+    test: the session stops once collection ends, in one line."""
     from fairdie.plugin import option_value
-    from fairdie.subjects.die._die import die_parts
 
     name = option_value(config, "fairdie_board")
     if name is None:
         return  # the die's own board (die-direct)
+    from fairdie.board import load_board
+    from fairdie.errors import FairdieError
+    from fairdie.subjects.die._die import die_parts
+
     try:
         die_parts(load_board(name))
     except FairdieError as e:
-        # the suite's conftest loads during collection: stop the session, in one line
         pytest.exit(
             f"fairdie: the die suite needs a die: {e}", returncode=pytest.ExitCode.USAGE_ERROR
         )
