@@ -62,7 +62,7 @@ CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
 
 
 def _usage() -> str:
-    from fairdie.subjects import commands
+    from fairdie.subjects import commands, subjects
 
     lines = [
         "usage: fairdie [-v] COMMAND [ARGS...]   (fairdie COMMAND --help for its options)",
@@ -74,6 +74,8 @@ def _usage() -> str:
     lines += [f"  {name:<8} {text}" for name, (text, _) in CORE.items()]
     for name, (subject, cmd) in commands().items():
         lines.append(f"  {name:<8} {cmd.help} [{subject.name}]")
+    lines += ["", "subjects (their commands are tagged):"]
+    lines += [f"  {s.name:<8} {s.summary}" for s in subjects()]
     lines += ["", "options:", "  -v, --verbose  show simavr's own log on stderr (-vv: all of it)"]
     return "\n".join(lines)
 

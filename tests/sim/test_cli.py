@@ -223,3 +223,7 @@ def test_help_names_the_commands_with_parsers_of_their_own(capsys):
         assert f"\n  {command} " in out
         assert status(command, "--help") == 0
     assert status("lab", "search", "--help") == 0
+    from fairdie.subjects import subjects
+
+    for subject in subjects():  # each subject says what it is
+        assert f"\n  {subject.name} " in out and subject.summary in out
