@@ -267,10 +267,9 @@ static void every_frame(uint16_t now) {
 }
 
 int main(void) {
-    ACSR = _BV(ACD);               /* analog comparator off */
-    PRR = _BV(PRADC) | _BV(PRUSI); /* ADC and USI unclocked */
-    DIDR0 = LED_PINS;              /* no digital input on the LED pins: they float */
-    PORTA = BTN_A_PINS;            /* pull-ups on the buttons */
+    ACSR = _BV(ACD);    /* analog comparator off */
+    DIDR0 = LED_PINS;   /* no digital input on the LED pins: they float */
+    PORTA = BTN_A_PINS; /* pull-ups on the buttons */
     PORTB = BTN_B_PINS;
     sound_init();
     scan_init();

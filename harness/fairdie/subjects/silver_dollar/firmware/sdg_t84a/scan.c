@@ -93,10 +93,13 @@ void scan_init(void) {
     PCMSK0 = BTN_A_PCINT;
     PCMSK1 = BTN_B_PCINT;
     GIMSK = _BV(PCIE0) | _BV(PCIE1);
+    /* The clock first, then TOP: OCR0A is written to a configured timer
+     * (interrupts are still off; the flag raised meanwhile is cleared). */
+    TCCR0A = _BV(WGM01); /* CTC, TOP = OCR0A */
+    TCCR0B = _BV(CS01);  /* clk/8 */
     OCR0A = SCAN_TOP;
-    TCCR0A = _BV(WGM01); /* CTC */
+    TIFR0 = _BV(OCF0A);
     TIMSK0 = _BV(OCIE0A);
-    TCCR0B = _BV(CS01); /* clk/8 */
 }
 
 void scan_show(uint16_t mask) {

@@ -40,12 +40,13 @@ static void tone_off(void) {
 }
 
 static void tone_on(uint8_t note) {
-    tone_off();
+    /* The clock first, then TOP: the compare registers are written to a
+     * configured timer, well before its first count (64 cycles). */
+    TCCR1A = _BV(COM1B0);                        /* toggle OC1B on compare match */
+    TCCR1B = _BV(WGM12) | _BV(CS11) | _BV(CS10); /* CTC (TOP = OCR1A), clk/64 */
     OCR1A = pgm_read_byte(&NOTE_TOPS[note]);
     OCR1B = 0;
     TCNT1 = 0;
-    TCCR1A = _BV(COM1B0);                        /* toggle OC1B on compare match */
-    TCCR1B = _BV(WGM12) | _BV(CS11) | _BV(CS10); /* CTC (TOP = OCR1A), clk/64 */
 }
 
 void sound_init(void) {
