@@ -22,12 +22,16 @@
  * SPI programming on, BOD off: it would draw current in power-down), efuse
  * 0xFF.
  *
- * The game: cells 12 (left) to 1 (right), five dollars; a move takes one dollar one
- * or more cells right into empty cells, jumping none; the last player able
- * to move wins (all five on cells 5..1 ends the game). The human moves
- * first: a dollar's button once per cell (one dollar per turn), then GO. A
- * press that breaks this (a second dollar, a blocked dollar, GO before any
- * step) beeps and changes nothing; a valid step clicks.
+ * The game: cells 12 (left) to 1 (right), five dollars; a move takes one
+ * dollar one or more cells right into empty cells, jumping none; the last
+ * player able to move wins (all five on cells 5..1 ends the game). The
+ * human moves first: a dollar's button once per cell (one dollar per turn),
+ * then GO. A press that breaks this (a second dollar, a blocked dollar, GO
+ * before any step) beeps and changes nothing; a valid step clicks. The
+ * device moves 250 ms after the human's GO; an ended game's position (and
+ * its tune) stays 3 s, then the idle light; GO starts the next game.
+ * Sounds (sound.c): click B5 20 ms, beep C5 150 ms, the human's win C5 E5
+ * G5 A5 B5, the device's win A5 F5 D5 C5.
  *
  * The device's move (game.c): if some move leaves a position from which the
  * human cannot force a win, one of all such moves, uniformly; else any legal
@@ -69,7 +73,8 @@
  *   the first winning move), SDG_MUTANT_START (no leftmost-cell rule),
  *   SDG_MUTANT_SLEEP_TIMER (idle sleep instead of power-down: Timer0 runs
  *   on and wakes the CPU every tick), SDG_MUTANT_NO_DEBOUNCE (every tick's
- *   sample taken as it is).
+ *   sample taken as it is). Each combines with SDG_TEST_POSITION (a build's
+ *   extra defines).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
