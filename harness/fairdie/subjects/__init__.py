@@ -47,6 +47,7 @@ __all__ = [
 #: subject name -> its package; one line per subject
 REGISTRY: dict[str, str] = {
     "die": "fairdie.subjects.die",
+    "silver_dollar": "fairdie.subjects.silver_dollar",
 }
 #: where other packages register theirs
 ENTRY_POINTS = "fairdie.subjects"
