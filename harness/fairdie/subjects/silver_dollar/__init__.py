@@ -1,0 +1,1 @@
+"""fairdie.subjects.silver_dollar: the Silver Dollar Game on an ATtiny84A."""
