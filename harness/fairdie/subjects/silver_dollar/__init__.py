@@ -25,6 +25,7 @@ SUBJECT = Subject(
     summary="the Silver Dollar Game on an ATtiny84A: 12 charlieplexed LEDs, six buttons, a piezo",
     device="fairdie.subjects.silver_dollar._game:device_for",
     commands={},
+    fixtures="fairdie.subjects.silver_dollar._fixtures",
 )
 
 
