@@ -1,0 +1,93 @@
+"""The game's shipped suite through the plugin on a HEX, in process (pytester):
+a good build passes it, and each broken build fails it, by the test that
+catches it.
+
+The game's HEX runs every test that plays from the device's own starts; the
+tests that place a position in EEPROM skip on it, saying so, and run on a
+HEX that reads one (the game built with SDG_TEST_POSITION=1, as a mutant may
+be too).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+# The inner runs share this process. Import the engine here, once: pytester
+# drops the modules an inner run imported, and a second copy of the engine
+# module would answer the compiled module's callbacks for chips it never made.
+import fairdie.subjects.silver_dollar._game  # noqa: F401
+from fairdie.toolchain import build
+
+SUITE = (
+    "--pyargs",
+    "fairdie.subjects.silver_dollar.suite",
+    "-p",
+    "no:cacheprovider",
+    "--fairdie-board=silver-dollar",
+)
+TARGET = "sdg_t84a"
+PLACED = {"SDG_TEST_POSITION": 1}
+
+
+def _hex(variant: str, *, placed: bool = False) -> str:
+    return str(build(TARGET, variant=variant, defines=PLACED if placed else {}).hex)
+
+
+def outcomes(result: pytest.RunResult) -> dict[str, int]:
+    return {k: v for k, v in result.parseoutcomes().items() if k in ("passed", "failed", "skipped")}
+
+
+def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester) -> None:
+    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={_hex('game')}", "-rs")
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    got = outcomes(r)
+    assert got["passed"] >= 9 and "failed" not in got
+    r.stdout.fnmatch_lines(
+        [
+            "*needs a position placed in EEPROM: the given firmware reads none*",
+            "*an exhaustive sweep: run it with -m slow*",
+        ]
+    )
+
+
+def test_a_hex_that_reads_a_placed_position_runs_the_tests_that_place_one(
+    pytester: pytest.Pytester,
+) -> None:
+    hex_path = _hex("test-position")
+    r = pytester.runpytest_inprocess(
+        *SUITE, f"--fairdie-firmware={hex_path}", "-k", "test_device_play or tune"
+    )
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    got = outcomes(r)
+    # the sample (30 + 10 positions, 3 choices), play, a tune; only the slow sweeps skip
+    assert got["passed"] >= 45 and got["skipped"] == 2, got
+
+
+#: each broken build, whether its HEX reads a placed position, the tests run
+#: (-k) and those of them that must fail
+MUTANTS = {
+    "mutant-led-table": (False, "a_valid_step", ["test_a_valid_step_moves_one_dollar*"]),
+    "mutant-first-win": (
+        True,
+        "equally_often or through_play",
+        [
+            "test_each_winning_reply_is_chosen_about_equally_often*",
+            "test_through_play_the_device_replies_to_win_and_spreads_its_choice",
+        ],
+    ),
+    "mutant-start": (False, "every_start", ["test_every_start_is_a_win_for_the_human*"]),
+    "mutant-sleep-timer": (False, "powers_down", ["test_after_30_s_idle_it_powers_down*"]),
+    "mutant-no-debounce": (False, "one_press_is_one_step", ["test_one_press_is_one_step*"]),
+}
+
+
+@pytest.mark.parametrize("variant", MUTANTS)
+def test_a_broken_build_fails_the_suite_by_the_test_that_catches_it(
+    pytester: pytest.Pytester, variant: str
+) -> None:
+    placed, tests, failing = MUTANTS[variant]
+    hex_path = _hex(variant, placed=placed)
+    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={hex_path}", "-k", tests)
+    assert r.ret == pytest.ExitCode.TESTS_FAILED, r.stdout.str()[-3000:]
+    r.stdout.fnmatch_lines([f"FAILED *::{name}*" for name in failing])
+    assert "passed" not in outcomes(r), r.stdout.str()[-3000:]
