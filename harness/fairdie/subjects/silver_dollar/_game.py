@@ -16,7 +16,8 @@ Positions and moves are the solver's (:mod:`._solver`): a position is a
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from fairdie.device import Device, steady_symbol
 from fairdie.errors import FairdieError
@@ -45,6 +46,7 @@ __all__ = [
     "GAP_S",
     "HOLD_S",
     "MARKER",
+    "NOTE_MIN_HZ",
     "NOTE_NAMES",
     "Game",
     "GhostError",
@@ -73,9 +75,18 @@ PRESCALER = 64
 #: the octave the game plays, with equal-tempered pitches (A5 = 880 Hz)
 NOTE_NAMES = ("C5", "D5", "E5", "F5", "G5", "A5", "B5")
 _SEMITONES = (-9, -7, -5, -4, -2, 0, 2)  # from A5
+#: a gap in the speaker's edges longer than a period of this is silence
+#: (the game's lowest note, C5, is 523 Hz)
+NOTE_MIN_HZ = 200.0
 _PITCHES = {n: 880.0 * 2 ** (s / 12) for n, s in zip(NOTE_NAMES, _SEMITONES, strict=True)}
 #: the variable in which the firmware keeps the dollars' cells, leftmost first
 POSITION_SYMBOL = "sdg_pos"
+#: the variable that holds the firmware's state, and its value before a game
+STATE_SYMBOL = "sdg_state"
+ST_IDLE = 0
+#: light over this span (two refreshes of the strip) outside the position
+#: the device holds is a ghost
+RECENT_S = 0.002
 
 
 class Note(NamedTuple):
@@ -142,21 +153,30 @@ class Game(Device):
     def position(self) -> Position:
         """The position the strip shows now, read from the LEDs.
 
-        A dark strip is a :class:`FairdieError`; more than five lit cells a
-        :class:`GhostError` naming the extra LEDs; fewer (the idle light) a
-        :class:`FairdieError`.
+        A dark strip, or fewer than five lit cells (the idle light), is a
+        :class:`FairdieError`. A :class:`GhostError` names the LEDs lit beyond
+        the position: more than five lit, or any glow :meth:`ghosts` finds.
         """
         lit = self.lit() & set(self.strip.leds)
         shown = self.strip.decode(lit)
         if shown == "off":
             raise FairdieError("the strip is dark: no position shown")
-        if len(lit) > DOLLARS:
-            raise GhostError(
-                f"{len(lit)} cells lit, a position lights {DOLLARS}:"
-                f" {_names(self._extra(lit))} lit beyond it"
-            )
         if len(lit) < DOLLARS:
             raise FairdieError(f"the strip shows no position: {_names(lit)} lit (the idle light?)")
+        ghosts = self.ghosts()
+        if ghosts or len(lit) > DOLLARS:
+            held = self.held()
+            dark = _names(self._leds(held) - lit) if held is not None else "none"
+            holds = (
+                ""
+                if held is None
+                else f" (the device holds {format_position(held)}"
+                + (f"; {dark} dark)" if dark != "none" else ")")
+            )
+            raise GhostError(
+                f"{len(lit)} cells lit ({_names(lit)}): {_names(ghosts or self._extra(lit))}"
+                f" lit beyond the position{holds}"
+            )
         return parse_position(shown)
 
     def held(self) -> Position | None:
@@ -170,42 +190,47 @@ class Game(Device):
             return None
 
     def ghosts(self) -> frozenset[str]:
-        """The strip's LEDs that glow (any light over the persistence window)
-        beyond what the position explains: the one the device holds
-        (``sdg_pos``) when the firmware names it, else the one shown. Empty when
-        the strip is clean, dark or shows the idle light."""
-        glowing = self._glowing()
-        if not glowing:
-            return frozenset()
-        held = self.held()
-        if held is not None:
-            state = self._state()
-            if state is None or state != 0:  # the idle light shows no position
-                return glowing - self._leds(held)
-        seen = self.lit() & set(self.strip.leds)
-        if len(seen) < DOLLARS:
-            return frozenset()
-        return self._extra(glowing)
+        """The strip's LEDs lit beyond what the position explains (empty when
+        the strip is clean, dark or shows the idle light).
 
-    def _glowing(self) -> frozenset[str]:
-        end = self.chip.cycle
-        start = max(self._lit_from, end - self.window)
-        if end <= start or not self.chip.powered:
+        Where the firmware names ``sdg_pos`` and a game is on, the position is
+        the one the device holds, and every LED with any light over the last
+        :data:`RECENT_S` (two refreshes) outside it is a ghost: a wrong LED
+        table shows up even when the lit cells happen to be a position. Else
+        the position is the five brightest cells, and any other cell with
+        light over the persistence window is a ghost.
+        """
+        held = self.held() if self._state() != ST_IDLE else None
+        if held is not None:
+            return self._glowing(RECENT_S) - self._leds(held)
+        if len(self.lit() & set(self.strip.leds)) < DOLLARS:
             return frozenset()
+        return self._extra(self._glowing())
+
+    def _counts(self, seconds: float | None = None) -> dict[str, int]:
+        """The strip's LEDs' lit cycles over the last ``seconds`` (default:
+        the persistence window), counted from the last power-on."""
+        end = self.chip.cycle
+        span = self.window if seconds is None else self.chip.cycles_for(seconds)
+        start = max(self._lit_from, end - span)
+        if end <= start or not self.chip.powered:
+            return {}
         counts = self.chip.leds_lit_cycles(start, end)
-        glowing = {n for n, c in zip(self.leds.names, counts, strict=True) if c > 0}
-        return frozenset(glowing & set(self.strip.leds))
+        strip = set(self.strip.leds)
+        return {n: c for n, c in zip(self.leds.names, counts, strict=True) if n in strip}
+
+    def _glowing(self, seconds: float | None = None) -> frozenset[str]:
+        return frozenset(n for n, c in self._counts(seconds).items() if c > 0)
 
     def _extra(self, lit: frozenset[str]) -> frozenset[str]:
         """The LEDs of ``lit`` beyond the five brightest (ties: leftmost first)."""
-        end = self.chip.cycle
-        start = max(self._lit_from, end - self.window)
-        counts = dict(zip(self.leds.names, self.chip.leds_lit_cycles(start, end), strict=True))
-        ranked = sorted(lit, key=lambda n: (-counts[n], -self._cell_of[n]))
+        counts = self._counts()
+        ranked = sorted(lit, key=lambda n: (-counts.get(n, 0), -self._cell_of[n]))
         return frozenset(ranked[DOLLARS:])
 
     def _state(self) -> int | None:
-        symbol = self.chip.firmware.symbols.get("sdg_state")
+        """The firmware's ``sdg_state`` (0: idle), if it names it."""
+        symbol = self.chip.firmware.symbols.get(STATE_SYMBOL)
         return None if symbol is None else self.chip.read_data(symbol.address)[0]
 
     @staticmethod
@@ -220,7 +245,7 @@ class Game(Device):
             return None
         return parse_position(symbol)
 
-    def _wait_shown(self, timeout_s: float, done: Any) -> Position | None:
+    def _wait_shown(self, timeout_s: float, done: Callable[[Position], bool]) -> Position | None:
         """Run until a steady position satisfies ``done``; None at the timeout."""
         end = self.chip.cycle + self.chip.cycles_for(timeout_s)
         step = self.chip.cycles_for(_POLL_S)
@@ -249,7 +274,7 @@ class Game(Device):
             raise FairdieError(
                 f"no start shown within {timeout_s:g} s of GO (lit: {self._showing()})"
             )
-        return found
+        return self.position()  # the steady position, checked for ghosts
 
     def tap(self, name: str) -> None:
         """One press of button ``name``: held :data:`HOLD_S` with the board's
@@ -270,19 +295,30 @@ class Game(Device):
 
     def wait_reply(self, before: Position, *, timeout_s: float = 2.0) -> Move | None:
         """Run until the strip steadily shows a position other than ``before``
+        (or the device's held position has left it for a persistence window)
         and return the device's move that made it; None when ``before`` leaves
         the device no move (the human has won). A position no legal move
         reaches is a :class:`PositionError`; no reply in ``timeout_s`` a
         :class:`FairdieError`."""
         if not legal_moves(before):
             return None
-        after = self._wait_shown(timeout_s, lambda pos: pos != before)
+        moved: list[int] = []  # when the device's held position left ``before``
+
+        def done(pos: Position) -> bool:
+            # a reply the strip does not show (a wrong LED table can show the
+            # new position as the old) ends the wait too, a window after it
+            held = self.held()
+            if held is not None and held != before and not moved:
+                moved.append(self.chip.cycle)
+            return pos != before or bool(moved and self.chip.cycle - moved[0] > self.window)
+
+        after = self._wait_shown(timeout_s, done)
         if after is None:
             raise FairdieError(
                 f"no reply from {format_position(before)} within {timeout_s:g} s"
                 f" (lit: {self._showing()})"
             )
-        return move_between(before, after)
+        return move_between(before, self.position())  # checked for ghosts
 
     def notes(self, since: int = 0, *, min_s: float = 0.005) -> list[Note]:
         """The speaker's tones from trace position ``since`` as notes of
@@ -291,7 +327,7 @@ class Game(Device):
         f = self.chip.frequency
         return [
             Note(note_named(t.frequency_hz, f), t.frequency_hz, t.duration_s)
-            for t in self.tones(since)
+            for t in self.tones(since, min_hz=NOTE_MIN_HZ)
             if t.duration_s >= min_s
         ]
 
