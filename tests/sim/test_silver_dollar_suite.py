@@ -91,3 +91,13 @@ def test_a_broken_build_fails_the_suite_by_the_test_that_catches_it(
     assert r.ret == pytest.ExitCode.TESTS_FAILED, r.stdout.str()[-3000:]
     r.stdout.fnmatch_lines([f"FAILED *::{name}*" for name in failing])
     assert "passed" not in outcomes(r), r.stdout.str()[-3000:]
+
+
+def test_the_suite_on_a_board_that_is_no_game_is_one_usage_error(
+    pytester: pytest.Pytester,
+) -> None:
+    r = pytester.runpytest_inprocess(*SUITE[:4], "--fairdie-board=die-direct")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    out = r.stdout.str() + r.stderr.str()
+    assert "the game suite needs a Silver Dollar Game board: board die-direct" in out
+    assert "Traceback" not in out

@@ -133,7 +133,13 @@ def game_factory(
         key = (v, placed)
         if key not in made:
             if placed and v != TEST_POSITION:
-                b = build(game_board.firmware, variant=v, defines=_PLACED, mcu=game_board.mcu)
+                b = build(
+                    game_board.firmware,
+                    variant=v,
+                    defines=_PLACED,
+                    mcu=game_board.mcu,
+                    f_cpu=game_board.f_cpu,
+                )
                 made[key] = Setup.make(b.elf, board=game_board, variant=None)
             else:
                 made[key] = Setup.make(board=game_board, variant=v)
