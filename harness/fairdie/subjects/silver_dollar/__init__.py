@@ -17,4 +17,5 @@ SUBJECT = Subject(
     name="silver_dollar",
     summary="the Silver Dollar Game on an ATtiny84A: 12 charlieplexed LEDs, six buttons, a piezo",
     commands={},
+    checks="fairdie.subjects.silver_dollar.checks:CHECKS",
 )
