@@ -73,6 +73,7 @@ def test_a_file_that_is_no_build_of_ours_skips_the_reply_check(
     # two mutants at once: a build no variant of the target makes
     odd = hex_of("mutant-start", SDG_MUTANT_FIRST_WIN=1)
     rc, out = run(capsys, odd, *BOARD, "--only", "game-reply")
+    assert rc == 0
     c = checks(out)["game-reply"]
     assert out["build"] is None
     assert c["status"] == "skipped" and "a way to place a position" in c["reason"]
@@ -87,8 +88,9 @@ def board(name: str, mcu: str, pin: str, **header: str) -> Board:
 def test_the_checks_apply_to_the_games_board_only() -> None:
     assert applies(load_board("silver-dollar")) is None
     assert applies(board("d", "attiny13a", "PB0")) == (
-        "board d is no Silver Dollar Game: no a display named strip"
+        "board d is no Silver Dollar Game: it lacks a display strip of the 12 LEDs c12..c1,"
+        " buttons 1..5 and go"
     )
     broken = board("g", "attiny84a", "PA0", firmware="sdg_t84a")
-    with pytest.raises(BoardError, match="names firmware sdg_t84a but lacks a display named strip"):
+    with pytest.raises(BoardError, match="names firmware sdg_t84a but lacks the game"):
         applies(broken)

@@ -2,13 +2,13 @@
 firmware on its board).
 
 They apply to a board with the game's strip (a display ``strip`` of the 12
-LEDs ``c12``..``c1``) and its buttons ``1``..``5`` and ``go``, or whose
-firmware target is the game's (``sdg_t84a``); a board of the game's target
-without them is bad input. In order: the starts (:mod:`._play`), the
-device's replies against the solver (from positions placed by the
-test-position build of the same variant; skipped for a file that is not one
-of the game's builds), what a press does, the tunes, the idle power-down and
-the display (:mod:`._device`). The subject registers :data:`CHECKS`
+LEDs ``c12``..``c1``) and its buttons ``1``..``5`` and ``go``; a board
+whose firmware target is the game's (``sdg_t84a``) without them is bad
+input. In order: the starts (:mod:`._play`), the device's replies against
+the solver (from positions placed by the test-position build of the same
+variant; skipped for a file that is none of the game's builds), what a
+press does, the tunes, the idle power-down and the display
+(:mod:`._device`). The subject registers :data:`CHECKS`
 (``Subject.checks``); its options are :mod:`._options`.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from fairdie.board import Board
 from fairdie.errors import BoardError
+from fairdie.subjects.silver_dollar._game import is_game_board
 from fairdie.subjects.silver_dollar._trials import TARGET
 from fairdie.subjects.silver_dollar.checks._device import game_display, game_sleep, game_tones
 from fairdie.subjects.silver_dollar.checks._options import OPTIONS, GameOptions, game_options
@@ -27,40 +28,21 @@ from fairdie.subjects.silver_dollar.checks._play import (
 )
 from fairdie.verify import Check, Checks
 
-__all__ = ["ALPHA", "BUTTONS", "CELLS_LEDS", "CHECKS", "GameOptions", "applies", "game_options"]
+__all__ = ["ALPHA", "CHECKS", "GameOptions", "applies", "game_options"]
 
-#: the strip's LEDs, cell 12 (left) to cell 1
-CELLS_LEDS = tuple(f"c{c}" for c in range(12, 0, -1))
-#: the game's buttons: the dollars from the left, and GO
-BUTTONS = ("1", "2", "3", "4", "5", "go")
-
-
-def _missing(board: Board) -> list[str]:
-    out = []
-    strip = next((d for d in board.displays if d.name == "strip"), None)
-    if strip is None:
-        out.append("a display named strip")
-    elif set(strip.leds) != set(CELLS_LEDS):
-        out.append(f"a strip of the 12 LEDs {CELLS_LEDS[0]}..{CELLS_LEDS[-1]}")
-    names = {b.name for b in board.input_buttons}
-    lacking = [b for b in BUTTONS if b not in names]
-    if lacking:
-        out.append(f"buttons {', '.join(lacking)}")
-    return out
+_PARTS = "a display strip of the 12 LEDs c12..c1, buttons 1..5 and go"
 
 
 def applies(board: Board) -> str | None:
-    """None for the game's board (its strip and buttons, or its firmware
-    target), else why the game's checks are skipped; a board of the game's
-    target that lacks its strip or buttons is bad input."""
-    missing = _missing(board)
-    if not missing:
+    """None for the game's board (its strip and buttons), else why the game's
+    checks are skipped; a board of the game's target without them is bad input."""
+    if is_game_board(board):
         return None
     if board.firmware == TARGET:
         raise BoardError(
-            f"board {board.name} names firmware {TARGET} but lacks {'; '.join(missing)}"
+            f"board {board.name} names firmware {TARGET} but lacks the game's parts: {_PARTS}"
         )
-    return f"board {board.name} is no Silver Dollar Game: no {missing[0]}"
+    return f"board {board.name} is no Silver Dollar Game: it lacks {_PARTS}"
 
 
 #: the game's checks, in the order they run

@@ -30,14 +30,11 @@ from fairdie.verify import Context, Result, fail, ok, skip
 if TYPE_CHECKING:
     from fairdie.subjects.silver_dollar._game import Game
 
-__all__ = ["ALPHA", "PRESS_GAP_S", "PRESS_HOLD_S", "game_presses", "game_reply", "game_start"]
+__all__ = ["ALPHA", "game_presses", "game_reply", "game_start"]
 
 #: the reply check's significance level, over all the positions it tests
 #: (each is tested at ALPHA / positions: Bonferroni)
 ALPHA = 0.01
-#: a press as a person makes one: held, then a gap (the firmware debounces 8 ms)
-PRESS_HOLD_S = 0.03
-PRESS_GAP_S = 0.03
 #: positions with one winning reply, and with none, the reply check tries besides
 _SINGLE = 4
 _LOST = 4
@@ -140,10 +137,10 @@ def game_presses(ctx: Context) -> Result:
 
 
 def press(game: Game, button: str) -> int:
-    """Press and release ``button`` as a person would; the trace mark before it."""
+    """Press and release ``button`` as a person would (:meth:`Game.tap`);
+    the trace mark before it."""
     mark = game.chip.trace.mark()
-    game.press(button, hold=PRESS_HOLD_S)
-    game.chip.run(seconds=PRESS_GAP_S)
+    game.tap(button)
     return mark
 
 
