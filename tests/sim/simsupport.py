@@ -1,8 +1,18 @@
-"""Helpers the simulator tests share: the CLI in-process, and a VCD read back
-with pyvcd's tokenizer."""
+"""Helpers the simulator tests share: the CLI in-process, a command on a
+pseudo-terminal, and a VCD read back with pyvcd's tokenizer."""
 
 from __future__ import annotations
 
+import fcntl
+import os
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +31,69 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         rc = int(e.code or 0)
     out, err = capsys.readouterr()
     return rc, out, err
+
+
+class Terminal:
+    """``fairdie ARGS...`` on a pseudo-terminal of 80 x 24."""
+
+    def __init__(self, *args: str) -> None:
+        self.main, self.sub = os.openpty()
+        fcntl.ioctl(self.sub, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+        self.mode = termios.tcgetattr(self.sub)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "fairdie.cli", *args],
+            stdin=self.sub,
+            stdout=self.sub,
+            stderr=self.sub,
+            start_new_session=True,
+        )
+        self.seen = b""
+
+    def read(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.main], [], [], left)
+            if ready:
+                self.seen += os.read(self.main, 65536)
+
+    def wait_for(self, found: Callable[[str], bool], timeout: float = 120) -> str:
+        end = time.monotonic() + timeout
+        while not found(self.screen()):
+            assert time.monotonic() < end, self.seen.decode(errors="replace")[-3000:]
+            self.read(0.05)
+        return self.screen()
+
+    def screen(self) -> str:
+        """The last frame drawn."""
+        text = self.seen.decode(errors="replace").replace("\r\n", "\n")
+        return text.rsplit("\x1b[J", 1)[-1]
+
+    def send(self, keys: bytes) -> None:
+        os.write(self.main, keys)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.main)
+        os.close(self.sub)
+
+
+@contextmanager
+def terminals(*command: str) -> Iterator[Callable[..., Terminal]]:
+    """``make(*args)``: ``fairdie COMMAND... ARGS...`` on a fresh pseudo-terminal;
+    each is killed and closed on the way out."""
+    made: list[Terminal] = []
+
+    def make(*args: str) -> Terminal:
+        made.append(Terminal(*command, *args))
+        return made[-1]
+
+    try:
+        yield make
+    finally:
+        for t in made:
+            t.close()
 
 
 def read_vcd(path: Path) -> tuple[str, dict[str, Wave]]:

@@ -3,12 +3,8 @@ screen after a press and a clear, and the command on a pseudo-terminal."""
 
 from __future__ import annotations
 
-import fcntl
 import io
-import os
 import re
-import select
-import struct
 import subprocess
 import sys
 import termios
@@ -16,6 +12,7 @@ import time
 from collections.abc import Callable, Iterator
 
 import pytest
+from simsupport import Terminal, terminals
 
 from fairdie.subjects.die._roll import CLEAR_S, REPEAT_GAP_S, TAP_S, KeyHolds, RollScreen
 
@@ -133,63 +130,10 @@ def test_the_screen_shows_faces_as_dice_the_table_and_a_clear() -> None:
 # ---- on a terminal -----------------------------------------------------------
 
 
-class Terminal:
-    """``fairdie roll`` on a pseudo-terminal of 80 x 24."""
-
-    def __init__(self, *args: str) -> None:
-        self.main, self.sub = os.openpty()
-        fcntl.ioctl(self.sub, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
-        self.mode = termios.tcgetattr(self.sub)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "fairdie.cli", "roll", *args],
-            stdin=self.sub,
-            stdout=self.sub,
-            stderr=self.sub,
-            start_new_session=True,
-        )
-        self.seen = b""
-
-    def read(self, seconds: float) -> None:
-        end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            ready, _, _ = select.select([self.main], [], [], left)
-            if ready:
-                self.seen += os.read(self.main, 65536)
-
-    def wait_for(self, found: Callable[[str], bool], timeout: float = 120) -> str:
-        end = time.monotonic() + timeout
-        while not found(self.screen()):
-            assert time.monotonic() < end, self.seen.decode(errors="replace")[-3000:]
-            self.read(0.05)
-        return self.screen()
-
-    def screen(self) -> str:
-        """The last frame drawn."""
-        text = self.seen.decode(errors="replace").replace("\r\n", "\n")
-        return text.rsplit("\x1b[J", 1)[-1]
-
-    def send(self, keys: bytes) -> None:
-        os.write(self.main, keys)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        os.close(self.main)
-        os.close(self.sub)
-
-
 @pytest.fixture
 def terminal() -> Iterator[Callable[..., Terminal]]:
-    made: list[Terminal] = []
-
-    def make(*args: str) -> Terminal:
-        made.append(Terminal(*args))
-        return made[-1]
-
-    yield make
-    for t in made:
-        t.close()
+    with terminals("roll") as make:
+        yield make
 
 
 def _counts(screen: str) -> list[int]:

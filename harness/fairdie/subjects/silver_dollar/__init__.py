@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fairdie.subjects import Subject
+from fairdie.subjects import Command, Subject
 
 if TYPE_CHECKING:
     from fairdie.subjects.silver_dollar._game import Game, GhostError, Note
@@ -24,7 +24,12 @@ SUBJECT = Subject(
     name="silver_dollar",
     summary="the Silver Dollar Game on an ATtiny84A: 12 charlieplexed LEDs, six buttons, a piezo",
     device="fairdie.subjects.silver_dollar._game:device_for",
-    commands={},
+    commands={
+        "silver-dollar": Command(
+            "the game on its emulated firmware: starts, reply (judged by a solver), play",
+            "fairdie.subjects.silver_dollar._cli:main",
+        ),
+    },
     checks="fairdie.subjects.silver_dollar.checks:CHECKS",
 )
 

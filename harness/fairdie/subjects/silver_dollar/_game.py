@@ -16,7 +16,8 @@ Positions and moves are the solver's (:mod:`._solver`): a position is a
 from __future__ import annotations
 
 import struct
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple
 
 from fairdie.device import Device, steady_symbol
 from fairdie.errors import FairdieError
@@ -45,6 +46,7 @@ __all__ = [
     "GAP_S",
     "HOLD_S",
     "MARKER",
+    "NOTE_MIN_HZ",
     "NOTE_NAMES",
     "Game",
     "GhostError",
@@ -75,7 +77,7 @@ NOTE_NAMES = ("C5", "D5", "E5", "F5", "G5", "A5", "B5")
 _SEMITONES = (-9, -7, -5, -4, -2, 0, 2)  # from A5
 #: a gap in the speaker's edges longer than a period of this is silence
 #: (the game's lowest note, C5, is 523 Hz)
-_MIN_HZ = 200.0
+NOTE_MIN_HZ = 200.0
 _PITCHES = {n: 880.0 * 2 ** (s / 12) for n, s in zip(NOTE_NAMES, _SEMITONES, strict=True)}
 #: the variable in which the firmware keeps the dollars' cells, leftmost first
 POSITION_SYMBOL = "sdg_pos"
@@ -243,7 +245,7 @@ class Game(Device):
             return None
         return parse_position(symbol)
 
-    def _wait_shown(self, timeout_s: float, done: Any) -> Position | None:
+    def _wait_shown(self, timeout_s: float, done: Callable[[Position], bool]) -> Position | None:
         """Run until a steady position satisfies ``done``; None at the timeout."""
         end = self.chip.cycle + self.chip.cycles_for(timeout_s)
         step = self.chip.cycles_for(_POLL_S)
@@ -325,7 +327,7 @@ class Game(Device):
         f = self.chip.frequency
         return [
             Note(note_named(t.frequency_hz, f), t.frequency_hz, t.duration_s)
-            for t in self.tones(since, min_hz=_MIN_HZ)
+            for t in self.tones(since, min_hz=NOTE_MIN_HZ)
             if t.duration_s >= min_s
         ]
 
