@@ -38,7 +38,9 @@ def hex_of(variant: str, **defines: int) -> str:
 
 
 def test_the_shipped_build_passes_every_game_check(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out = run(capsys, hex_of("game"), *BOARD, "--games", "4", "--positions", "4")
+    rc, out = run(
+        capsys, hex_of("game"), *BOARD, "--games", "2", "--positions", "2", "--trials", "15"
+    )
     c = checks(out)
     assert rc == 0, [(n, c[n]["reason"]) for n in GAME if c[n]["status"] != "pass"]
     assert out["build"] == "game"
