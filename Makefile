@@ -85,11 +85,14 @@ bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
 	$(VENV)/bin/fairdie bench
 	$(VENV)/bin/fairdie bench --json
 
-campaigns: $(STAMP) ## the full power-cut campaigns G1..G7 on JOBS processes; JSON to out/campaigns.json
+campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
 	@mkdir -p out
 	rc=0; $(VENV)/bin/fairdie faults --campaign all --jobs $(JOBS) --json > out/campaigns.json || rc=$$?; \
 		$(VPY) -c 'import json; d = json.load(open("out/campaigns.json")); \
-		print({k: d[k] for k in ("cuts", "images", "presses", "violations", "seconds")})'; exit $$rc
+		print({k: d[k] for k in ("cuts", "images", "presses", "violations", "seconds")})'; \
+	$(VENV)/bin/fairdie silver-dollar sweep --jobs $(JOBS) --json > out/silver-dollar.json || rc=$$?; \
+		$(VPY) -c 'import json; d = json.load(open("out/silver-dollar.json")); \
+		print({k: d[k] for k in ("replies", "starts", "players", "passed", "seconds")})'; exit $$rc
 
 clean: ## remove build outputs and caches (keeps .venv; the next run rebuilds the extension)
 	rm -rf build dist out .mypy_cache .ruff_cache .pytest_cache .hypothesis harness/*.egg-info

@@ -31,6 +31,7 @@ SUBJECT = Subject(
         ),
     },
     fixtures="fairdie.subjects.silver_dollar._fixtures",
+    checks="fairdie.subjects.silver_dollar.checks:CHECKS",
 )
 
 

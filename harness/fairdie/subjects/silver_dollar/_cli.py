@@ -231,6 +231,7 @@ def _parser() -> Parser:
     p = Parser(
         prog="fairdie silver-dollar",
         description="The Silver Dollar Game on its emulated firmware.",
+        epilog="Also: fairdie silver-dollar sweep (the exhaustive campaign; its own --help).",
     )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     s = sub.add_parser(
@@ -273,4 +274,8 @@ def _run(a: argparse.Namespace) -> int:
 
 def main(argv: list[str]) -> int:
     """``fairdie silver-dollar COMMAND ...``; returns the exit status."""
+    if argv[:1] == ["sweep"]:  # the campaign parses its own options (_sweep.py)
+        from fairdie.subjects.silver_dollar._sweep import sweep_main
+
+        return sweep_main(argv[1:])
     return run_command(_parser(), argv, _run, replay=True)
