@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from fairdie.device import Device, Setup
     from fairdie.sim import Chip, Firmware
 
-__all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value"]
+__all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value", "session_board"]
 
 
 @dataclass(frozen=True)
@@ -238,6 +238,18 @@ def option_value(config: pytest.Config, name: str) -> str | None:
     """An option's value (``fairdie_firmware``, ...): the command line, the
     environment, the ini file, the default, in that order."""
     return _value(config, next(o for o in (*OPTIONS, _EVIDENCE) if o.name == name))
+
+
+def session_board(config: pytest.Config, default: str) -> Board:
+    """The session's board (``--fairdie-board`` and its ini and env forms), else
+    ``default`` (a subject's own board); a bad one is one usage error."""
+    from fairdie.board import load_board
+    from fairdie.errors import FairdieError
+
+    try:
+        return load_board(option_value(config, "fairdie_board") or default)
+    except FairdieError as e:
+        raise pytest.UsageError(str(e)) from None
 
 
 def add_subject(config: pytest.Config, subject: Subject) -> None:

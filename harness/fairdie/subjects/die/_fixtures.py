@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from fairdie.plugin import add_subject, board_option, option_value
+from fairdie.plugin import add_subject, board_option, option_value, session_board
 
 if TYPE_CHECKING:
     from fairdie.board import Board
@@ -30,13 +30,7 @@ DEFAULT_BOARD = "die-direct"
 @pytest.fixture(scope="session")
 def die_board(pytestconfig: pytest.Config) -> Board:
     """The session's board (``--fairdie-board``), else :data:`DEFAULT_BOARD`."""
-    from fairdie.board import load_board
-    from fairdie.errors import FairdieError
-
-    try:
-        return load_board(option_value(pytestconfig, "fairdie_board") or DEFAULT_BOARD)
-    except FairdieError as e:
-        raise pytest.UsageError(str(e)) from None
+    return session_board(pytestconfig, DEFAULT_BOARD)
 
 
 @pytest.fixture(scope="session")

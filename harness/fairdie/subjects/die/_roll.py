@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import statistics
 import sys
-import termios
 import time
 from collections import deque
 from collections.abc import Callable
-from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
+from fairdie._terminal import raw_keys
 from fairdie.device import MAX_HOLD_S
 from fairdie.subjects.die._art import draw_dice, draw_table
 
@@ -198,10 +196,6 @@ def _terminal_width() -> int:
     return cols if cols > 0 else 80  # 0: the terminal does not say
 
 
-def _raise_exit(signum: int, _frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through the terminal's restore
-
-
 def run_roll(
     die: Die,
     *,
@@ -215,28 +209,8 @@ def run_roll(
     out = sys.stdout if out is None else out
     now_s = time.monotonic if clock is None else clock
     screen = RollScreen(die, out, title=title)
-    saved = termios.tcgetattr(fd)
-    mode = termios.tcgetattr(fd)
-    # no echo, keys one at a time, Ctrl-C and Ctrl-Z as keys (nothing suspends
-    # or kills it with the terminal in this mode)
-    mode[3] &= ~(termios.ECHO | termios.ICANON | termios.ISIG | termios.IEXTEN)
-    mode[6][termios.VMIN] = 1
-    mode[6][termios.VTIME] = 0
-    handlers = {s: signal.signal(s, _raise_exit) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        termios.tcsetattr(fd, termios.TCSADRAIN, mode)
-        out.write("\x1b[?25l")  # hide the cursor
+    with raw_keys(fd, out):
         return _loop(screen, fd, now_s)
-    finally:
-        for s, h in handlers.items():
-            signal.signal(s, h)
-        try:
-            out.write("\x1b[?25h")
-            out.flush()
-            # drop what is still typed (key repeats after q): it is not for the shell
-            termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
-        except OSError:  # the terminal is gone
-            pass
 
 
 def _loop(screen: RollScreen, fd: int, now_s: Callable[[], float]) -> int:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from fairdie.plugin import add_subject, option_value
+from fairdie.plugin import add_subject, option_value, session_board
 
 if TYPE_CHECKING:
     from fairdie.board import Board
@@ -45,13 +45,7 @@ _PROBE_S = 0.05
 @pytest.fixture(scope="session")
 def game_board(pytestconfig: pytest.Config) -> Board:
     """The session's board (``--fairdie-board``), else :data:`DEFAULT_BOARD`."""
-    from fairdie.board import load_board
-    from fairdie.errors import FairdieError
-
-    try:
-        return load_board(option_value(pytestconfig, "fairdie_board") or DEFAULT_BOARD)
-    except FairdieError as e:
-        raise pytest.UsageError(str(e)) from None
+    return session_board(pytestconfig, DEFAULT_BOARD)
 
 
 @pytest.fixture(scope="session")

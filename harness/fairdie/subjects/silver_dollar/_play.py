@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import os
 import select
-import signal
 import sys
-import termios
 import time
 from collections.abc import Callable
-from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from fairdie._terminal import raw_keys
 from fairdie.device import tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import parse_pin
@@ -137,10 +135,6 @@ class PlayScreen:
         self._lines = len(lines)
 
 
-def _raise_exit(signum: int, _frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)  # unwinds through the terminal's restore
-
-
 def run_play(
     screen: PlayScreen,
     *,
@@ -150,27 +144,9 @@ def run_play(
     """Play ``screen``'s game from the terminal on ``fd_in`` until q (0) or Ctrl-C (130)."""
     fd = sys.stdin.fileno() if fd_in is None else fd_in
     now_s = time.monotonic if clock is None else clock
-    saved = termios.tcgetattr(fd)
-    mode = termios.tcgetattr(fd)
-    # no echo, keys one at a time, Ctrl-C and Ctrl-Z as keys
-    mode[3] &= ~(termios.ECHO | termios.ICANON | termios.ISIG | termios.IEXTEN)
-    mode[6][termios.VMIN] = 1
-    mode[6][termios.VTIME] = 0
-    handlers = {s: signal.signal(s, _raise_exit) for s in (signal.SIGTERM, signal.SIGHUP)}
     out = screen.out
-    try:
-        termios.tcsetattr(fd, termios.TCSADRAIN, mode)
-        out.write("\x1b[?25l")  # hide the cursor
+    with raw_keys(fd, out):
         return _loop(screen, fd, now_s)
-    finally:
-        for s, h in handlers.items():
-            signal.signal(s, h)
-        try:
-            out.write("\x1b[?25h")
-            out.flush()
-            termios.tcsetattr(fd, termios.TCSAFLUSH, saved)
-        except OSError:  # the terminal is gone
-            pass
 
 
 def _loop(screen: PlayScreen, fd: int, now_s: Callable[[], float]) -> int:
