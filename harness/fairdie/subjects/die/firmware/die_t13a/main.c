@@ -142,6 +142,10 @@ static const uint8_t FACE_SEGS[DIE_FACES] PROGMEM = {
 
 static volatile uint8_t wdt_ticks;
 
+#if !DIE_RULE_SEED
+uint8_t store_record[STORE_RECORD]; /* store.h; defined in C for its debug type */
+#endif
+
 ISR(WDT_vect) {
     /* A no-op on a real chip, which stays in interrupt mode; it keeps the
      * ticks coming in simulators that make the interrupt one-shot (simavr

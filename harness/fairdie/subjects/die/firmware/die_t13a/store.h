@@ -1,19 +1,21 @@
 /*
  * store.h: the die's state in EEPROM, a ring of records written so that a
  * power cut at any instant leaves the state before the write or after it,
- * and spread over 10 slots so that no byte wears out first
- * (fairdie.subjects.die._ring is its Python codec).
+ * and spread over 10 slots so that no byte wears out first (store.S;
+ * fairdie.subjects.die._ring is its Python codec). Included by store.S too.
  */
 #ifndef DIE_STORE_H
 #define DIE_STORE_H
-
-#include <stdint.h>
 
 #define STORE_SLOTS 10
 #define STORE_RECORD 6
 #define STORE_LAPS 8 /* positions run over 8 laps of 10 slots, then wrap */
 
-/* The newest record: seq, the state (fair.h: table and pool), check, gate. */
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+/* The newest record: seq, the state (fair.h: table and pool), check, gate.
+ * Defined in main.c, so that a debugger knows its type. */
 extern uint8_t store_record[STORE_RECORD];
 
 /* Load the newest valid record into store_record (none: a fresh state). */
@@ -21,5 +23,6 @@ void store_load(void);
 
 /* Write store_record's state as the next record, wait until EEPROM is idle. */
 void store_save(void);
+#endif /* __ASSEMBLER__ */
 
 #endif /* DIE_STORE_H */
