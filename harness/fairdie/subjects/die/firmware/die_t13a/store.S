@@ -49,9 +49,9 @@
 ; last write is done, so a face that is shown is never lost.
 ;
 ; Registers (avr-gcc ABI: only call-clobbered ones, r1 stays 0): X points
-; into store_record, r30 is the EEPROM address, r0 the byte read, r22 the
-; check, r23 the seq, r24 scratch, r25 the slot, T "a record was found",
-; r19 its seq.
+; into store_record, r30 is the EEPROM address, r24 the byte read there,
+; r22 the check, r23 the seq, r25 the slot, r18..r21 scratch; in the load,
+; T says a record was found, r19 holds its seq.
 
 #include <avr/io.h>
 
@@ -83,29 +83,28 @@ store_load:
 .Lslot:
     ldi r22, CHECK_KEY
     rcall ee_read           ; seq
-    mov r23, r0
-    ldi r24, STORE_RECORD - 1
+    mov r23, r24
+    ldi r18, STORE_RECORD - 1
 1:
     rcall ee_read           ; bytes 1..5: r22 = check(r) ^ r[4] ^ r[5]
-    dec r24
+    dec r18
     brne 1b
-    mov r24, r23
-    andi r24, 0x0F
-    cp r24, r25
+    mov r18, r23
+    andi r18, 0x0F
+    cp r18, r25
     brne .Lnext             ; the seq names another slot
-    cp r22, r0
+    cp r22, r24
     brne .Lnext             ; r22 ^ r[5] != 0: the check does not match
-    ldi r24, GATE_0
     sbrc r23, 7
-    ldi r24, GATE_1
-    cp r0, r24
-    brne .Lnext             ; not the seq's phase's gate
+    com r24                 ; phase 1: GATE_1 = ~GATE_0
+    cpi r24, GATE_0
+    brne .Lnext             ; not the gate of the seq's phase
     brtc .Ltake             ; the first valid record
-    mov r24, r23            ; newer: 1..15 ahead as 7-bit seqs
-    sub r24, r19
-    andi r24, 0x7F
-    dec r24
-    cpi r24, 15
+    mov r18, r23            ; newer: 1..15 ahead as 7-bit seqs
+    sub r18, r19
+    andi r18, 0x7F
+    breq .Lnext
+    cpi r18, 16
     brsh .Lnext
 .Ltake:
     set
@@ -114,7 +113,7 @@ store_load:
     ldi r26, lo8(store_record)
 2:
     rcall ee_read
-    st X+, r0
+    st X+, r24
     cpi r26, lo8(store_record + STORE_RECORD)
     brne 2b
 .Lnext:
@@ -133,73 +132,71 @@ store_load:
 store_save:
     ldi r26, lo8(store_record)
     ldi r27, hi8(store_record)
-    ld r23, X               ; the newest seq
-    andi r23, 0x7F
+    ld r23, X               ; the newest seq (its phase bit goes below)
     inc r23
-    mov r24, r23
-    andi r24, 0x0F
-    cpi r24, STORE_SLOTS
+    mov r25, r23
+    andi r25, 0x0F          ; the slot after the newest
+    cpi r25, STORE_SLOTS
     brne 1f
     subi r23, -(16 - STORE_SLOTS) ; the next lap's slot 0
+    clr r25
 1:
     andi r23, 0x7F
-    mov r24, r23
-    andi r24, 0x0F          ; the slot
-    mov r30, r24
+    mov r30, r25
     add r30, r30
-    add r30, r24
-    add r30, r30            ; its first byte: slot * 6
+    add r30, r25
+    add r30, r30            ; the slot's first byte: slot * 6
     subi r30, -(STORE_RECORD - 1)
-    rcall ee_read           ; its gate
+    rcall ee_read           ; the slot's gate
     subi r30, STORE_RECORD
-    ldi r24, GATE_1
-    cpse r0, r24
-    ori r23, 0x80           ; phase 1 unless the slot's gate is phase 1's
+    ldi r21, GATE_0
+    cpi r24, GATE_1
+    breq 2f                 ; phase 0 if the slot's gate is phase 1's,
+    ori r23, 0x80           ; else phase 1
+    ldi r21, GATE_1
+2:
     st X+, r23              ; seq
     ldi r22, CHECK_KEY
     eor r22, r23
-    ldi r24, 3
-2:
-    ld r0, X+               ; the state
-    eor r22, r0
-    dec r24
-    brne 2b
+    ldi r18, 3
+3:
+    ld r24, X+              ; the state
+    eor r22, r24
+    dec r18
+    brne 3b
     st X+, r22              ; check
-    ldi r24, GATE_0
-    sbrc r23, 7
-    ldi r24, GATE_1
-    st X, r24               ; gate
+    st X, r21               ; gate
     subi r26, STORE_RECORD - 1
 .Lbyte:
-    ld r24, X+
+    ld r20, X+
     rcall ee_read           ; the byte there now; EEARL keeps its address
-    cp r0, r24
-    breq 3f                 ; unchanged: no write
+    cp r24, r20
+    breq 4f                 ; unchanged: no write
     out _SFR_IO_ADDR(EECR), r1 ; EEPM = 00: erase and write
-    out _SFR_IO_ADDR(EEDR), r24
+    out _SFR_IO_ADDR(EEDR), r20
     in r0, _SFR_IO_ADDR(SREG)
     cli
     sbi _SFR_IO_ADDR(EECR), EEMPE
     sbi _SFR_IO_ADDR(EECR), EEPE ; within 4 cycles of EEMPE
     out _SFR_IO_ADDR(SREG), r0
-3:
+4:
     cpi r26, lo8(store_record + STORE_RECORD)
     brne .Lbyte
-4:
+5:
     sbic _SFR_IO_ADDR(EECR), EEPE
-    rjmp 4b                 ; until the last write is done
+    rjmp 5b                 ; until the last write is done
     ret
     .size store_save, . - store_save
 
-; ee_read: r0 = EEPROM[r30] once no write is under way, r22 ^= r0, r30 += 1.
+; ee_read: r24 = EEPROM[r30] once no write is under way, r22 ^= r24, r30 += 1.
     .section .text.store_ee_read, "ax", @progbits
 ee_read:
     sbic _SFR_IO_ADDR(EECR), EEPE
     rjmp ee_read
     out _SFR_IO_ADDR(EEARL), r30
     sbi _SFR_IO_ADDR(EECR), EERE
-    in r0, _SFR_IO_ADDR(EEDR)
-    eor r22, r0
+    in r24, _SFR_IO_ADDR(EEDR)
+    eor r22, r24
     inc r30
     ret
     .size ee_read, . - ee_read
