@@ -198,33 +198,81 @@ static uint8_t pending;      /* `lit` at frame start, shifted: bit 0 is that LED
 static uint8_t next_ddr;     /* its pin levels, prepared one slot ahead */
 static uint8_t next_port;
 
-ISR(TIM0_COMPA_vect) {
-    /* Release all four pins before driving the next pair: outputs low first
-     * (the lit LED goes dark), then inputs, so no pull-up is ever enabled and
-     * no half-switched pin can light a third LED. Then both pins of the pair
-     * as low outputs (still dark), then the anode high. */
-    PORTB = 0;
-    DDRB = 0;
-    DDRB = next_ddr;
-    PORTB = next_port;
-
-    /* Work out the following slot only now, so every LED lights at the same
-     * offset from its tick and stays lit for exactly one tick: each lit LED
-     * gets one slot in seven, and brightness does not depend on the face.
-     * A shifting copy of `lit` avoids a variable shift (time and stack). */
-    if (++slot == CP_LED_COUNT) {
-        slot = 0;
-        pending = lit;
-    } else {
-        pending >>= 1;
-    }
-    next_ddr = 0;
-    next_port = 0;
-    if (pending & 1) {
-        uint8_t pair = pgm_read_byte(&CP_LEDS[slot]);
-        next_port = pair >> 4;                /* anode */
-        next_ddr = next_port | (pair & 0x0F); /* anode and cathode */
-    }
+/* In assembly (in C 128 bytes, here 100), as this C:
+ *
+ *     PORTB = 0;
+ *     DDRB = 0;
+ *     DDRB = next_ddr;
+ *     PORTB = next_port;
+ *     if (++slot == CP_LED_COUNT) {
+ *         slot = 0;
+ *         pending = lit;
+ *     } else {
+ *         pending >>= 1;
+ *     }
+ *     uint8_t pair = pgm_read_byte(&CP_LEDS[slot]);
+ *     if (!(pending & 1)) {
+ *         pair = 0;
+ *     }
+ *     next_port = pair >> 4;                // anode
+ *     next_ddr = next_port | (pair & 0x0F); // anode and cathode
+ *
+ * Release all four pins before driving the next pair: outputs low first (the
+ * lit LED goes dark), then inputs, so no pull-up is ever enabled and no
+ * half-switched pin can light a third LED. Then both pins of the pair as low
+ * outputs (still dark), then the anode high.
+ *
+ * Work out the following slot only then, so every LED lights at the same
+ * offset from its tick and stays lit for exactly one tick: each lit LED gets
+ * one slot in seven, and brightness does not depend on the face (nor does
+ * the ISR's time: no branch depends on the LEDs). A shifting copy of `lit`
+ * avoids a variable shift (time and stack). */
+ISR(TIM0_COMPA_vect, ISR_NAKED) {
+    __asm__ volatile("push r24\n\t"
+                     "in r24, __SREG__\n\t"
+                     "push r24\n\t"
+                     "ldi r24, 0\n\t"
+                     "out %[port], r24\n\t"
+                     "out %[ddr], r24\n\t"
+                     "lds r24, %[next_ddr]\n\t"
+                     "out %[ddr], r24\n\t"
+                     "lds r24, %[next_port]\n\t"
+                     "out %[port], r24\n\t"
+                     "push r30\n\t"
+                     "push r31\n\t"
+                     "lds r30, %[slot]\n\t"
+                     "lds r24, %[pending]\n\t"
+                     "lsr r24\n\t"
+                     "inc r30\n\t"
+                     "cpi r30, %[count]\n\t"
+                     "brne 1f\n\t"
+                     "ldi r30, 0\n\t"
+                     "lds r24, %[lit]\n"
+                     "1:\n\t"
+                     "sts %[slot], r30\n\t"
+                     "sts %[pending], r24\n\t"
+                     "ldi r31, 0\n\t"
+                     "subi r30, lo8(-(%[leds]))\n\t"
+                     "sbci r31, hi8(-(%[leds]))\n\t"
+                     "lpm r30, Z\n\t"
+                     "sbrs r24, 0\n\t"
+                     "ldi r30, 0\n\t"
+                     "mov r24, r30\n\t"
+                     "swap r24\n\t"
+                     "andi r24, 0x0F\n\t"
+                     "sts %[next_port], r24\n\t"
+                     "andi r30, 0x0F\n\t"
+                     "or r30, r24\n\t"
+                     "sts %[next_ddr], r30\n\t"
+                     "pop r31\n\t"
+                     "pop r30\n\t"
+                     "pop r24\n\t"
+                     "out __SREG__, r24\n\t"
+                     "pop r24\n\t"
+                     "reti" ::[port] "I"(_SFR_IO_ADDR(PORTB)),
+                     [ddr] "I"(_SFR_IO_ADDR(DDRB)), [next_ddr] "i"(&next_ddr),
+                     [next_port] "i"(&next_port), [slot] "i"(&slot), [pending] "i"(&pending),
+                     [lit] "i"(&lit), [count] "M"(CP_LED_COUNT), [leds] "i"(CP_LEDS));
 }
 
 static void show(uint8_t segs) {
