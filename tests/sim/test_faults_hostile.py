@@ -203,7 +203,7 @@ def _record(seq: int, state: bytes) -> bytes:
 #: slots 1..3: the ring goes on to slots 4..9 and wraps to slot 0 (lap 5). Were
 #: the scan to take records up to 63 ahead, 0x01 (49 ahead of 0x50 in 7 bits)
 #: would win over it and lead to slot 9 again, so that no later save was ever
-#: the newest; store.c takes 1..15 ahead, as far as a ring of saves spreads
+#: the newest; store.S takes 1..15 ahead, as far as a ring of saves spreads
 LAPS_APART = (
     b"\xff" * 6 + b"".join(_record(seq, b"\x00\x10\x01") for seq in (0x01, 0x12, 0x43))
 ).ljust(64, b"\xff")

@@ -206,7 +206,7 @@ def test_mutation_switches_off_leave_the_default_build() -> None:
         defines={"DIE_MUTANT_LED_MAP": 0, "DIE_MUTANT_SHOW_FIRST": 0, "DIE_MUTANT_REBASE_WRAP": 0},
     )
     assert off.hex.read_bytes() == default.hex.read_bytes()
-    assert default.flash_bytes == 980
+    assert default.flash_bytes == 716
     seed = build("die_t13a", variant="seed")
     seed_off = build("die_t13a", variant="seed", defines={"DIE_MUTANT_REBASE_WRAP": 0})
     assert seed_off.hex.read_bytes() == seed.hex.read_bytes()

@@ -1,4 +1,4 @@
-"""The fair die's EEPROM: a ring of records, as firmware/die_t13a/store.c.
+"""The fair die's EEPROM: a ring of records, as firmware/die_t13a/store.S.
 
 Bytes 0..59 hold 10 slots of 6 bytes (60..63 are unused):
 
@@ -14,7 +14,7 @@ number, of the newest found before it in slot order) holds the state; with
 none the state is fresh (table 0, pool 1). A save writes the next slot (lap
 + 1 after slot 9) with phase 0 if the slot's gate is phase 1's, else phase
 1, byte by byte in order, skipping bytes that already hold their value.
-store.c says why a power cut at any instant leaves the state before or
+store.S says why a power cut at any instant leaves the state before or
 after the save.
 """
 

@@ -110,7 +110,7 @@ class SeedCountersAt:
         return f"SeedCountersAt({self.address})"
 
 
-#: The fair rule's ring (store.c): 10 slots of 6-byte records, gate last.
+#: The fair rule's ring (store.S): 10 slots of 6-byte records, gate last.
 RECORD, SLOTS = 6, 10
 
 

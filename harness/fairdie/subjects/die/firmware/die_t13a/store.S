@@ -1,7 +1,7 @@
 ;
 ; store.S: the ring of records (see store.h), in assembly because in C with
 ; avr-libc's EEPROM routines (avr-gcc 5.4 -Os) it took 452 bytes of the 1024,
-; here 150. fairdie.subjects.die._ring is its Python codec, byte for byte and
+; here 208. fairdie.subjects.die._ring is its Python codec, byte for byte and
 ; write for write.
 ;
 ; EEPROM bytes 0..59 hold 10 slots of 6 bytes; 60..63 are unused.
