@@ -232,6 +232,7 @@ def _press(a: argparse.Namespace) -> int:
     counts = list(die.counts) if die.has_counters else None
     out: dict[str, Any] = {
         "faces": faces,
+        "displays": [p.display for p in presses],
         "counts": counts,
         "display": presses[-1].display,
         "seed": a.seed,
@@ -259,7 +260,7 @@ def _press(a: argparse.Namespace) -> int:
     if a.json:
         print(json.dumps(out))
     else:
-        print(draw_dice([str(p.face) if p.face else p.display for p in presses]))
+        print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
         if counts is not None:
             print(draw_table(counts))
         print(f"display at release: {out['display']}    replay: {a.replay}")
@@ -341,14 +342,14 @@ def _demo(a: argparse.Namespace) -> int:
         f" {a.count} presses of 0.2 s\n"
     )
     presses = [die.roll(0.2) for _ in range(a.count)]
-    print(draw_dice([str(p.face) if p.face else p.display for p in presses]))
+    print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
     print()
     print(draw_table(die.counts))
     held = die.roll(10.0)
     print(
         f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(die.counts)}"
     )
-    print(draw_dice([held.display]))
+    print(draw_dice([held.display], faces=die.faces))
     return 0
 
 

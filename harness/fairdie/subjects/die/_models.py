@@ -14,15 +14,18 @@ target.toml (``model = "fair"`` or ``"seed"``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from fairdie.subjects.die import _fair, _ring, _rule
 
-__all__ = ["MODELS", "DieModel", "FairModel", "SeedModel", "model_named"]
+__all__ = ["HEALTHY_CODES", "MODELS", "DieModel", "FairModel", "SeedModel", "model_named"]
 
 ERASED = b"\xff" * 64
+#: Codes any build's press takes as healthy noise: all different, each pair's
+#: low bits 1 then 0, so every pair gives a fresh bit.
+HEALTHY_CODES = tuple((i * 389 + 7) % 1024 for i in range(_fair.MOST_READS))
 
 
 class DieModel(Protocol):
@@ -31,7 +34,12 @@ class DieModel(Protocol):
 
     @property
     def reads(self) -> int:
-        """ADC conversions per press."""
+        """The most ADC conversions a press makes."""
+        ...
+
+    def conversions(self, codes: Iterable[int]) -> int:
+        """How many of ``codes`` (read in turn, as the ADC gives them) a press
+        converts: it depends on the codes alone, never on the EEPROM."""
         ...
 
     @property
@@ -48,13 +56,15 @@ class DieModel(Protocol):
         show the same faces for the same noise from now on."""
         ...
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         """``(face, state after)`` of a press from ``state`` (the rule alone:
         :meth:`press` also stores it)."""
         ...
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
-        """``(face 1..6, image after)`` for a press that read ``codes``."""
+    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
+        """``(face 1..6, image after)`` for a press that read ``codes`` (the
+        first :meth:`conversions` of them); ``(None, image)`` when the noise
+        failed the firmware's health tests: no face, nothing stored."""
         ...
 
     def cleared(self, image: bytes) -> bytes:
@@ -73,8 +83,11 @@ class DieModel(Protocol):
 @dataclass(frozen=True)
 class FairModel:
     name: str = "fair"
-    reads: int = _fair.FAIR_READS
+    reads: int = _fair.MOST_READS
     footprint: range = range(_ring.SLOTS * _ring.RECORD)
+
+    def conversions(self, codes: Iterable[int]) -> int:
+        return _fair.sample(codes).reads
 
     def table(self, image: bytes) -> tuple[int, ...]:
         return _fair.offsets(_fair.unpack(_ring.load(image).state)[0])
@@ -82,21 +95,21 @@ class FairModel:
     def state(self, image: bytes) -> bytes:
         return _fair.canonical(_ring.load(image).state)
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         face, after = _fair.press(state, codes)
         return face, _fair.canonical(after)
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         face, state = _fair.press(_ring.load(image).state, codes)
-        return face, _ring.save(image, state)
+        return face, image if face is None else _ring.save(image, state)
 
     def cleared(self, image: bytes) -> bytes:
         state = _ring.load(image).state
         return _ring.save(image, bytes((0, state[1] & 0xF0, state[2])))
 
     def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
-        # only the face at offset 0 has any weight: any noise picks it
-        return self.with_table([0 if f == face else 3 for f in range(1, 7)]), (0,) * self.reads
+        # only the face at offset 0 has any weight: any healthy noise picks it
+        return self.with_table([0 if f == face else 3 for f in range(1, 7)]), HEALTHY_CODES
 
     def with_table(self, table: Sequence[int]) -> bytes:
         if len(table) != 6 or any(not 0 <= t <= 3 for t in table):
@@ -111,20 +124,24 @@ class SeedModel:
     reads: int = 1
     footprint: range = range(6)
 
+    def conversions(self, codes: Iterable[int]) -> int:
+        return 1
+
     def table(self, image: bytes) -> tuple[int, ...]:
         return tuple(image[:6])
 
     def state(self, image: bytes) -> bytes:
         return bytes(image[:6])
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         face, counts = self.press(state, codes)
         return face, counts[:6]
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
-        if len(codes) != 1:
-            raise ValueError(f"a seed-rule press converts once, got {len(codes)} codes")
-        face, counts = _rule.press(image[:6], codes[0])
+    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
+        code = next(iter(codes), None)
+        if code is None:
+            raise ValueError("a seed-rule press converts once, got no code")
+        face, counts = _rule.press(image[:6], code)
         return face, bytes(counts) + image[6:]
 
     def cleared(self, image: bytes) -> bytes:

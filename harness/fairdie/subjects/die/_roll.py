@@ -142,7 +142,7 @@ class RollScreen:
             + (f"; {CLEAR_S:g} s clears the table)" if self.die.has_counters else ")")
             + "   q: quit",
             "",
-            *draw_dice(shown, per_row=fit).split("\n"),
+            *draw_dice(shown, per_row=fit, faces=self.die.faces).split("\n"),
             "",
         ]
         if self.die.has_counters:

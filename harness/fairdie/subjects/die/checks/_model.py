@@ -19,7 +19,7 @@ from fairdie.verify import Context, Result, fail, ok, skip
 
 __all__ = ["QUICK_HOLD_S", "board_copy", "model_check", "models_of", "variant_for"]
 
-QUICK_HOLD_S = 0.06  # a press long enough to show its face, as the lab's campaigns press
+QUICK_HOLD_S = 0.1  # a press long enough to show its face, as the lab's campaigns press
 
 
 def model_check(ctx: Context) -> Result:

@@ -26,7 +26,7 @@ from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 __all__ = ["plan_g1", "plan_g2", "plan_g3", "plan_g4", "run_g1", "run_g2", "run_g3", "run_g4"]
 
-PRESS_S = 0.06  #: a press: long enough for the save and the face
+PRESS_S = 0.1  #: a press: long enough for the save and the face
 CLEAR_S = 10.05  #: a press held past the clear
 _QUICK_TORN = 8  #: torn values per write in the quick tier: old, new, 00, ff and random
 

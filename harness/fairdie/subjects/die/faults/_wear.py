@@ -22,7 +22,7 @@ so the merged projection is never above the one the whole run would give.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fairdie.subjects.die._models import DieModel
@@ -33,8 +33,8 @@ from fairdie.subjects.die.faults._rig import Target
 from fairdie.subjects.die.faults._work import Unit, Work
 from fairdie.subjects.die.lab._campaign import (
     Campaign,
+    PressReader,
     campaign_noise,
-    code_table,
     conversion_instants,
 )
 
@@ -110,10 +110,13 @@ class FaceFirst:
             self._image, self._state = image, self.model.state(image)
         return self._state
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def conversions(self, codes: Iterable[int]) -> int:
+        return self.model.conversions(codes)
+
+    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         return self.model.step(state, codes)
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         return self.model.step(self.state(image), codes)[0], image
 
     def cleared(self, image: bytes) -> bytes:
@@ -151,13 +154,8 @@ def run_g7(work: Work) -> None:
     campaign = Campaign(presses=first + presses, noise=spec, seed=seed, board=work.target.board)
     noise: Any = campaign_noise(campaign, FaceFirst(model), vcc)
     channel, instants = _instants(work)
-    at = [0]
-    bind = getattr(noise, "bind_clock", None)
-    if bind is not None:  # hum: the conversion's instant in the press, as on the chip
-        bind(lambda: instants[min(at[0], len(instants) - 1)])
+    reader = PressReader(noise, model, channel, instants, int(vcc))
     prepare = getattr(noise, "prepare", None)
-    code = code_table(int(vcc))
-    reads = range(model.reads)
     counts = [0] * rig.size
     image = ERASED
     mismatches = 0
@@ -165,13 +163,7 @@ def run_g7(work: Work) -> None:
         noise.seek(k)
         if prepare is not None:
             prepare(image)
-        if bind is None:
-            codes = [code(noise(channel)) for _ in reads]
-        else:
-            codes = []
-            for i in reads:
-                at[0] = i
-                codes.append(code(noise(channel)))
+        codes = reader.codes()
         face, after = model.press(image, codes)
         written = _written(image, after)
         for a in written:

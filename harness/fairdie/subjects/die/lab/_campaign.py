@@ -19,7 +19,7 @@ import os
 import shlex
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,11 +38,13 @@ if TYPE_CHECKING:
     from fairdie.device import Setup
 
 __all__ = [
+    "FAULT",
     "REFERENCE_D",
     "SEED_CHECK",
     "Campaign",
     "CampaignError",
     "CampaignResult",
+    "PressReader",
     "campaign_noise",
     "code_table",
     "conversion_instants",
@@ -50,9 +52,11 @@ __all__ = [
     "seed_matters",
 ]
 
+#: a press that failed the health tests, where a campaign's faces say 1..6
+FAULT = 7
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
 REFERENCE_D = 0.355
-_HOLD_S = 0.06  # long enough for the face to show, short of anything else
+_HOLD_S = 0.1  # long enough for the face to show, short of anything else
 _ERASED = b"\xff" * 64
 
 
@@ -119,26 +123,29 @@ class _Shard:
     count: int
     image: bytes
     #: the shard's ADC codes, press after press, as the model run read them
-    #: from the noise (None: the shard reads the noise itself)
+    #: from the noise (None: the shard reads the noise itself), and where each
+    #: press's start in them (and the last's end)
     codes: array[int] | None = None
+    starts: array[int] | None = None
 
 
 class _Replay:
     """Feeds the chip the codes the model run read from the noise, press by
     press (``seek`` as a noise model), so that each press's noise is computed
-    once per campaign."""
+    once per campaign. ``starts[k]``: where press ``first + k``'s codes
+    start in ``codes`` (one more entry: where the last press's end)."""
 
-    def __init__(self, codes: array[int], first: int, reads: int, vcc_mv: float) -> None:
+    def __init__(self, codes: array[int], starts: array[int], first: int, vcc_mv: float) -> None:
         self._mv = mv_table(vcc_mv)
         self._codes = codes
+        self._starts = starts
         self._first = first
-        self._reads = reads
         self._at = 0
         self._end = 0
 
     def seek(self, press: int) -> None:
-        self._at = (press - self._first) * self._reads
-        self._end = self._at + self._reads
+        k = press - self._first
+        self._at, self._end = self._starts[k], self._starts[k + 1]
 
     def __call__(self, channel: int) -> float:
         at = min(self._at, self._end - 1)  # more conversions than the model's: the last again
@@ -199,28 +206,39 @@ def _run_shard(shard: _Shard) -> _ShardResult:
     t0 = time.perf_counter()
     c = shard.campaign
     die = _die(c, shard.image)
-    if shard.codes is not None:
-        die.set_noise(
-            _Replay(shard.codes, shard.start, len(shard.codes) // shard.count, die.chip.vcc_mv)
-        )
+    if shard.codes is not None and shard.starts is not None:
+        die.set_noise(_Replay(shard.codes, shard.starts, shard.start, die.chip.vcc_mv))
     elif c.noise is not None:  # no model: one shard, reading the noise itself (never adversarial)
         die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
     die.seek(shard.start)
     hold = None if die.timing is not None else _HOLD_S  # a timing draws each hold
-    faces = bytearray(die.roll(hold).face or 0 for _ in range(shard.count))
+    faces = bytearray(_shown(die.roll(hold)) for _ in range(shard.count))
     return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
+
+
+def _shown(press: Any) -> int:
+    """A press as one byte: its face, FAULT for the fault display, else 0."""
+    if press.face is not None:
+        return int(press.face)
+    return FAULT if press.display == "fault" else 0
+
+
+def _named(face: int) -> str:
+    return "the fault" if face == FAULT else str(face) if face else "no face"
 
 
 @dataclass
 class _ModelRun:
-    faces: bytearray = field(default_factory=bytearray)
+    faces: bytearray = field(default_factory=bytearray)  # 0: a health failure
     images: dict[int, bytes] = field(default_factory=dict)  # press -> image before it
     codes: array[int] = field(default_factory=lambda: array("H"))
+    starts: array[int] = field(default_factory=lambda: array("I", [0]))  # press -> first code
 
 
 def conversion_instants(die: Any) -> tuple[int, list[float]]:
     """The analog channel and the seconds after power-on at which one press of
-    this (fresh) die converts: the firmware converts at fixed instants."""
+    this (fresh) die converts: the firmware converts at the same instants
+    at every press, as many as it needs (see :func:`press_codes`)."""
     die.set_noise("uniform")
     die.roll(_HOLD_S)
     chip = die.chip
@@ -242,41 +260,73 @@ def code_table(vcc: int) -> Callable[[float], int]:
     return code
 
 
+class PressReader:
+    """Reads one press's codes from a noise model as the chip would: as many
+    as the firmware's model converts, each (for a noise bound to a clock) at
+    its instant after power-on. Conversions past those the probe press made
+    are taken to follow at its mean spacing."""
+
+    def __init__(
+        self, noise: Any, model: DieModel, channel: int, instants: Sequence[float], vcc: int
+    ) -> None:
+        self._noise = noise
+        self._model = model
+        self._channel = channel
+        self._instants = list(instants) or [0.0]
+        n = len(self._instants)
+        self._spacing = (self._instants[-1] - self._instants[0]) / (n - 1) if n > 1 else 0.0
+        self._code = code_table(vcc)
+        self._at = 0
+        bind = getattr(noise, "bind_clock", None)
+        if bind is not None:
+            bind(self._now)
+
+    def _now(self) -> float:
+        i, last = self._at, len(self._instants) - 1
+        return self._instants[i] if i <= last else self._instants[last] + (i - last) * self._spacing
+
+    def codes(self) -> list[int]:
+        """This press's codes (seek the noise to the press first)."""
+        out: list[int] = []
+
+        def read() -> Iterator[int]:
+            for i in range(self._model.reads):
+                self._at = i
+                out.append(self._code(self._noise(self._channel)))
+                yield out[-1]
+
+        self._model.conversions(read())
+        return out
+
+
 def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
     model: DieModel = probe.model
     vcc_mv = probe.chip.vcc_mv
     channel, instants = conversion_instants(probe)
-    if len(instants) != model.reads:
+    if not instants:
         raise CampaignError(
-            f"the firmware converted {len(instants)} times in a press; its model"
-            f" {model.name!r} expects {model.reads}"
+            f"the firmware converted nothing in a press; its model {model.name!r} does"
         )
     noise = campaign_noise(c, model, vcc_mv)
-    at = [0]
-    bind = getattr(noise, "bind_clock", None)
-    if bind is not None:
-        bind(lambda: instants[min(at[0], len(instants) - 1)])
     seek = getattr(noise, "seek", None)
     prepare = getattr(noise, "prepare", None)
     if seek is None:
         raise CampaignError(f"noise {c.noise!r} cannot be read press by press (no seek)")
+    reader = PressReader(noise, model, channel, instants, int(vcc_mv))
     out = _ModelRun()
     image = _ERASED
     wanted = set(cuts)
-    code = code_table(int(vcc_mv))
     for k in range(c.presses):
         if k in wanted:
             out.images[k] = image
         seek(k)
         if prepare is not None:
             prepare(image)
-        codes = []
-        for i in range(model.reads):
-            at[0] = i
-            codes.append(code(noise(channel)))
+        codes = reader.codes()
         face, image = model.press(image, codes)
-        out.faces.append(face)
+        out.faces.append(FAULT if face is None else face)
         out.codes.extend(codes)
+        out.starts.append(len(out.codes))
     out.images[c.presses] = image
     return out
 
@@ -289,8 +339,13 @@ class CampaignResult:
     shards: int
     seconds: float
     emulated_seconds: float  #: summed over the shards
-    faces: bytes = b""  #: every press's face, in order
+    faces: bytes = b""  #: every press's face, in order (FAULT: a health failure)
     timing: str | None = None  #: the press timing the dice followed (None: fixed holds)
+
+    @property
+    def health_failures(self) -> int:
+        """Presses whose noise failed the firmware's health tests (no face)."""
+        return self.faces.count(FAULT)
 
     @property
     def presses_per_s(self) -> float:
@@ -306,6 +361,7 @@ class CampaignResult:
             "variant": self.campaign.variant,
             "model": self.model,
             "counts": list(t.counts),
+            "health_failures": self.health_failures,
             **t.as_json(),
             "chi2_p": t.chi2_p,
             "presses_per_s": round(self.presses_per_s, 1),
@@ -342,9 +398,15 @@ def run_campaign(
     expected: _ModelRun | None = None
     if model is not None:
         expected = _model_run(c, probe, cuts)
-    reads = model.reads if model else 0
     shards = [
-        _Shard(c, a, b - a, expected.images[a], expected.codes[a * reads : b * reads])
+        _Shard(
+            c,
+            a,
+            b - a,
+            expected.images[a],
+            expected.codes[expected.starts[a] : expected.starts[b]],
+            array("I", (x - expected.starts[a] for x in expected.starts[a : b + 1])),
+        )
         if expected
         else _Shard(c, a, b - a, _ERASED)
         for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True)
@@ -360,8 +422,8 @@ def run_campaign(
             for k in range(r.start, end):
                 if faces[k] != expected.faces[k]:
                     raise CampaignError(
-                        f"press {k}: the chip showed {faces[k] or 'no face'}, the model"
-                        f" {expected.faces[k]}; replay: {c.replay()}"
+                        f"press {k}: the chip showed {_named(faces[k])}, the model"
+                        f" {_named(expected.faces[k])}; replay: {c.replay()}"
                     )
             if r.image != expected.images[end]:
                 raise CampaignError(
@@ -374,7 +436,7 @@ def run_campaign(
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
     start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
-    t = tally([f - 1 for f in faces], start)
+    t = tally([f - 1 for f in faces if f != FAULT], start)
     seconds = time.perf_counter() - t0
     name = model.name if model else None
     return CampaignResult(c, name, t, len(shards), seconds, emulated, bytes(faces), timing)

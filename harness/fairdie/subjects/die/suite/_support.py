@@ -8,7 +8,7 @@ Nothing here imports the compiled binding: the suite's conftest uses it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import pytest
@@ -84,13 +84,17 @@ class SeedCountersAt:
     def state(self, image: bytes) -> bytes:
         return bytes(self.table(image))
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
-        if len(codes) != 1:
-            raise ValueError(f"a seed-rule press converts once, got {len(codes)} codes")
-        face, counts = seed_press(state, codes[0])
+    def conversions(self, codes: Iterable[int]) -> int:
+        return 1
+
+    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
+        code = next(iter(codes), None)
+        if code is None:
+            raise ValueError("a seed-rule press converts once, got no code")
+        face, counts = seed_press(state, code)
         return face, bytes(counts)
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
         face, counts = self.step(self.state(image), codes)
         return face, self._put(image, counts)
 

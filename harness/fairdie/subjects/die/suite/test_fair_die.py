@@ -36,6 +36,7 @@ from hypothesis.stateful import (
 from fairdie.noise import Codes
 from fairdie.noise.strategies import noise_sequences
 from fairdie.subjects.die import FACE_POSITIONS
+from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.suite._support import (
     BOARDS,
     ERASED,
@@ -58,15 +59,16 @@ ZEROS = (0,) * 6
 CLEAR_S = 9.92
 
 
-def modelled_roll(die: Die, hold: float = 0.06) -> tuple[Press, int, bytes, bytes]:
+def modelled_roll(die: Die, hold: float = 0.1) -> tuple[Press, int | None, bytes, bytes]:
     """Roll; ``(press, face, before, after)``: the face and image after that
     the model gives for the image before and the codes the chip converted."""
     model = model_of(die)
     before = die.chip.eeprom
     p = die.roll(hold)
-    assert len(p.adc_codes) == model.reads, (
+    wanted = model.conversions([*p.adc_codes, *HEALTHY_CODES])
+    assert len(p.adc_codes) == wanted, (
         f"the press converted {len(p.adc_codes)} codes; the {model.name} rule converts"
-        f" {model.reads}"
+        f" {wanted} of them"
     )
     face, after = model.press(before, p.adc_codes)
     return p, face, before, after
@@ -104,7 +106,7 @@ def test_each_face_lights_exactly_its_groups(
     die = die_factory(board=board)
     image, codes = forced(die, face)
     p = die.roll(0.2)
-    assert p.adc_codes == codes
+    assert p.adc_codes == codes[: model_of(die).conversions(codes)]
     assert p.face == face
     assert p.display == str(face)
     # the LEDs over the last persistence window before the power went
@@ -117,7 +119,7 @@ def test_lit_positions_are_the_seed_groups(die_factory: Callable[..., Die], boar
     die = die_factory(board=board)
     forced(die, 6)
     die.power_on()
-    die.chip.run(seconds=0.06)
+    die.chip.run(seconds=0.1)
     assert die.lit() == FACE_POSITIONS["6"]
     die.chip.power_off()
 
@@ -126,7 +128,7 @@ def test_direct_wiring_drives_the_group_pins(die_factory: Callable[..., Die]) ->
     die = die_factory(board="die-direct")
     forced(die, 5)
     die.power_on()
-    die.chip.run(seconds=0.06)
+    die.chip.run(seconds=0.1)
     # face 5 = groups A, B, C on PB0, PB1, PB2; D (PB3) off
     assert [die.chip.level(p).value for p in ("PB0", "PB1", "PB2", "PB3")] == ["1", "1", "1", "0"]
     assert die.chip.sleeping  # asleep, and the pins hold the face
@@ -264,7 +266,7 @@ def test_fair_table_spread_stays_within_three(
     _start(die, data.draw(tables(model), label="table"), presses)
     before = die.counts
     for n in range(len(presses)):
-        p = die.roll(0.06)
+        p = die.roll(0.1)
         after = die.counts
         context = f"press {n}: table {before} -> {after}, face {p.face}"
         assert p.face is not None, context
@@ -292,9 +294,12 @@ def test_any_eeprom_and_any_noise_never_wraps(
     for _ in presses:
         before = die.counts
         p, face, _, after = modelled_roll(die)
-        assert p.face == face and 1 <= p.face <= 6
+        assert p.face == face
         assert die.chip.eeprom == after
         assert p.counts is not None and all(0 <= c <= 255 for c in p.counts)
+        if face is None:  # the noise failed the health tests: nothing counted
+            assert p.display == "fault" and p.counts == before
+            continue
         i = face - 1
         if before[i] < 255:  # exactly the face shown went up by one
             assert [a - b for a, b in zip(p.counts, before, strict=True)] == [
@@ -326,8 +331,8 @@ def test_arbitrary_eeprom_bytes_are_a_valid_start(
     die.chip.write_eeprom(0, image)
     die.set_noise(Codes(codes))
     p, face, _, after = modelled_roll(die)
-    assert p.adc_codes == codes
-    assert p.face == face and 1 <= face <= 6
+    assert p.adc_codes == codes[: len(p.adc_codes)]
+    assert p.face == face and (face is not None or p.display == "fault")
     stored = die.chip.eeprom
     touched = [a for a in range(size) if a not in model.footprint and stored[a] != image[a]]
     assert not touched, f"bytes {touched} outside {model.footprint} written"

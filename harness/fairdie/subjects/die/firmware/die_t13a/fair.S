@@ -1,15 +1,17 @@
 ;
-; fair.S: the fair rule (see fair.h and the banner of main.c), in assembly
-; because in C (avr-gcc 5.4 -Os) it took 386 bytes of the 1024, here 180.
+; fair.S: the noise source's health tests and the fair rule (see fair.h and
+; the banner of main.c), in assembly: in C (avr-gcc 5.4 -Os) the rule alone
+; took 386 bytes of the 1024.
 ;
-; Chance comes from two sources combined, so that the die stays fair and
-; unpredictable under any noise: unbiased bits from the floating pin (von
-; Neumann: of each pair of readings' low bits, 01 gives 0 and 10 gives 1;
-; 00 and 11 give nothing) and a 12-bit LFSR pool kept in EEPROM. Each bit
-; drawn is the pool's next output bit XOR the next noise bit while noise
-; bits last, and that noise bit is also fed into the pool, so fresh noise
-; persists. If either source is unpredictable, so is the draw; a stuck pin
-; leaves the pool, which a player who sees only faces cannot know.
+; Chance comes from two sources combined: fresh unbiased bits from the
+; floating pin (fair_sample: von Neumann over the codes' low bits, after the
+; health tests of fair.h) and a 12-bit LFSR pool kept in EEPROM. Each bit
+; drawn is the pool's next output bit XOR the next fresh bit while they
+; last, and that fresh bit is also fed into the pool. A press rolls only
+; with FAIR_BITS fresh bits, so a player who knows the firmware, the pool
+; and every face before can do no better than the rule's weights; a source
+; that cannot give them fails its health tests, and the die shows the
+; fault pattern instead of a face that could be predicted.
 ;
 ; A face's weight is 8, 3 or 1 when its offset above the least-counted face
 ; is 0, 1 or 2, and none at 3: no face ever gets more than 3 ahead of
@@ -18,30 +20,133 @@
 ; over the total weight by rejection, without modulo bias: k bits make a
 ; value below 2^k, and one not below the total is dropped for k new bits.
 ;
-; The steps, as fairdie.subjects.die._fair models them:
-;   1. tab = (d[1] & 15) << 8 | d[0]; pool = (d[1] >> 4) << 8 | d[2], 0 -> 1
-;   2. von Neumann over the 8 pairs of lsbs, bits 15:14 first; a pair that
-;      differs appends its first bit: noise = noise << 1 | bit, left += 1
-;   3. normalise tab: while no offset is 0, subtract 1 from all (0x555)
-;   4. total = sum of weight(offset); weight 0, 1, 2, 3 -> 8, 3, 1, 0
-;   5. repeat: r = 0; for span = 1; span < total; span <<= 1:
-;        out = pool & 1; pool >>= 1; if out: pool ^= 0x829
-;        if left: left -= 1; v = noise & 1; noise >>= 1; out ^= v;
-;                 pool ^= v; if pool == 0: pool = 1
-;        r = r << 1 | out
-;      until r < total. It ends: once the noise bits are used the bits are
-;      the LFSR's, whose every 12-bit run but 0 comes once per 4095 steps,
-;      so some value read starts with a 0 bit, below total (or the pool is 0
-;      and every value is 0).
-;   6. face = the first f with r < weight(offset f), r -= each weight passed
-;   7. tab += 1 << 2 * face, normalise; d[] = tab and pool, packed as in 1.
+; fair_sample, as fairdie.subjects.die._fair.sample models it, code i from 0:
+;   - a pair (codes 2j, 2j+1) whose low bits differ gives the first's:
+;     noise = noise << 1 | bit (16 bits kept), bits += 1;
+;   - repetition count: run = run + 1 if code i equals code i-1, else 0;
+;     run = FAIR_RCT_CUTOFF - 1 fails;
+;   - adaptive proportion: for i < FAIR_WINDOW, count the codes equal to
+;     code 0; FAIR_APT_CUTOFF of them fail;
+;   - after an odd i >= FAIR_WINDOW - 1 with bits >= FAIR_BITS: healthy;
+;   - FAIR_MAX codes without that: failed.
+; Conversions run back to back, each started once the last is processed.
 ;
-; uint8_t fair_roll(uint8_t d[3], uint16_t lsbs): d in r25:r24, lsbs in
-; r23:r22; returns the face 0..5 in r24. Registers: tab r25:r24, pool
-; r27:r26, noise r18, left r19, total r20, r r21, face and counters r16,
-; scratch r17, r0; r16 and r17 are saved.
+; fair_roll, as fairdie.subjects.die._fair.roll models it:
+;   1. tab = (d[1] & 15) << 8 | d[0]; pool = (d[1] >> 4) << 8 | d[2], 0 -> 1
+;   2. normalise tab: while no offset is 0, subtract 1 from all (0x555)
+;   3. total = sum of weight(offset); weight 0, 1, 2, 3 -> 8, 3, 1, 0
+;   4. repeat: r = 0; for span = 1; span < total; span <<= 1:
+;        out = pool & 1; pool >>= 1; if out: pool ^= 0x829
+;        v = noise & 1; noise >>= 1; out ^= v; pool ^= v; if pool == 0: pool = 1
+;        r = r << 1 | out
+;      until r < total. Once the 16 fresh bits are used, v is 0 and the
+;      bits are the LFSR's, whose every 12-bit run but 0 comes once per
+;      4095 steps, so some value read starts with a 0 bit, below total: it
+;      ends.
+;   5. face = the first f with r < weight(offset f), r -= each weight passed
+;   6. tab += 1 << 2 * face, normalise; d[] = tab and pool, packed as in 1.
+
+#include "fair.h"
+#include "pins.h"
+
+#define IO(reg) _SFR_IO_ADDR(reg)
 
     .file "fair.S"          ; else the object's own path names it in the ELF
+
+    .section .bss.fair_noise, "aw", @nobits
+    .global fair_noise
+    .type fair_noise, @object
+    .size fair_noise, 2
+fair_noise:
+    .zero 2
+
+; uint8_t fair_sample(void): returns 1 (healthy, fair_noise set) or 0 in
+; r24. Registers: code r19:r18, the code before r21:r20, code 0 r23:r22,
+; i r24, run r25, the proportion count r26, bits r27, noise r31:r30.
+    .section .text.fair_sample, "ax", @progbits
+    .global fair_sample
+    .type fair_sample, @function
+fair_sample:
+    ldi r18, ADC_MUX_BITS
+    out IO(ADMUX), r18
+    ldi r18, _BV(ADEN) | ADC_PS
+    out IO(ADCSRA), r18
+    ldi r20, 0xFF           ; no code before the first
+    ldi r21, 0xFF
+    clr r24
+    clr r25
+    clr r26
+    clr r27
+    clr r30
+    clr r31
+.Lconvert:
+    sbi IO(ADCSRA), ADSC
+1:
+    sbic IO(ADCSRA), ADSC
+    rjmp 1b
+    in r18, IO(ADCL)
+    in r19, IO(ADCH)
+    sbrs r24, 0             ; the second of a pair: von Neumann
+    rjmp .Lrepeat
+    mov r0, r18
+    eor r0, r20
+    sbrs r0, 0
+    rjmp .Lrepeat           ; 00 or 11: nothing
+    bst r20, 0              ; the pair's first low bit
+    lsl r30
+    rol r31
+    bld r30, 0
+    inc r27
+.Lrepeat:
+    cp r18, r20
+    cpc r19, r21
+    movw r20, r18           ; (movw leaves the flags)
+    brne .Lfresh
+    inc r25
+    cpi r25, FAIR_RCT_CUTOFF - 1
+    brsh .Lfailed
+    rjmp .Lproportion
+.Lfresh:
+    clr r25
+.Lproportion:
+    tst r24
+    brne 2f
+    movw r22, r18           ; code 0
+2:
+    cpi r24, FAIR_WINDOW
+    brsh .Lenough
+    cp r18, r22
+    cpc r19, r23
+    brne .Lenough
+    inc r26
+    cpi r26, FAIR_APT_CUTOFF
+    brsh .Lfailed
+.Lenough:
+    cpi r24, FAIR_WINDOW - 1
+    brlo .Lnext
+    sbrs r24, 0
+    rjmp .Lnext
+    cpi r27, FAIR_BITS
+    brsh .Lhealthy
+.Lnext:
+    inc r24
+    brne .Lconvert          ; FAIR_MAX = 256 codes
+.Lfailed:
+    clr r24
+    rjmp .Loff
+.Lhealthy:
+    sts fair_noise, r30
+    sts fair_noise + 1, r31
+    ldi r24, 1
+.Loff:
+    out IO(ADCSRA), r1      ; ADC off: it would draw current while a face shows
+    ret
+    .size fair_sample, . - fair_sample
+
+; uint8_t fair_roll(uint8_t d[3], uint16_t noise): d in r25:r24, noise in
+; r23:r22; returns the face 0..5 in r24. Registers: tab r25:r24, pool
+; r27:r26, noise r19:r18, total r20, r r21, face and counters r16, scratch
+; r17, r0; r16 and r17 are saved.
     .section .text.fair_roll, "ax", @progbits
     .global fair_roll
     .type fair_roll, @function
@@ -61,29 +166,10 @@ fair_roll:
     brne 1f
     inc r26                 ; pool 0 -> 1
 1:
-    clr r18                 ; 2. noise
-    clr r19                 ; left
-    ldi r16, 8
-.Lpair:
-    mov r17, r23
-    lsl r17
-    eor r17, r23            ; bit 7: bit 15 ^ bit 14
-    brpl .Lsame
-    mov r17, r23
-    lsl r17                 ; C = bit 15, the pair's first
-    rol r18
-    inc r19
-.Lsame:
-    lsl r22
-    rol r23
-    lsl r22
-    rol r23
-    dec r16
-    brne .Lpair
+    movw r18, r22           ; noise
+    rcall normalise         ; 2.
 
-    rcall normalise         ; 3.
-
-    clr r20                 ; 4. total
+    clr r20                 ; 3. total
     movw r22, r24
     ldi r16, 6
 .Ltotal:
@@ -97,7 +183,7 @@ fair_roll:
     dec r16
     brne .Ltotal
 
-.Ldraw:                     ; 5.
+.Ldraw:                     ; 4.
     clr r21                 ; r
     ldi r16, 1              ; span
 .Lbit:
@@ -107,16 +193,14 @@ fair_roll:
     lsr r27
     ror r26                 ; C = the pool's output bit
     brcc 2f
-    ldi r17, 0x29           ; pool ^= 0x829
+    ldi r17, lo8(FAIR_POOL_TAPS)
     eor r26, r17
-    ldi r17, 0x08
+    ldi r17, hi8(FAIR_POOL_TAPS)
     eor r27, r17
     ldi r17, 1
 2:
-    tst r19
-    breq 3f
-    dec r19
-    lsr r18                 ; C = v
+    lsr r19
+    ror r18                 ; C = v
     brcc 3f
     ldi r22, 1
     eor r17, r22            ; out ^= 1
@@ -134,7 +218,7 @@ fair_roll:
     cp r21, r20
     brsh .Ldraw             ; r >= total: draw again
 
-    movw r22, r24           ; 6. face
+    movw r22, r24           ; 5. face
     clr r16
 .Lpick:
     mov r17, r22
@@ -149,7 +233,7 @@ fair_roll:
     inc r16
     rjmp .Lpick
 .Lpicked:
-    ldi r22, 1              ; 7. tab += 1 << 2 * face
+    ldi r22, 1              ; 6. tab += 1 << 2 * face
     clr r23
     mov r17, r16
     rjmp 5f
@@ -207,8 +291,8 @@ normalise:
     ror r22
     dec r0
     brne .Lfield
-    subi r24, 0x55          ; every offset - 1
-    sbci r25, 0x05
+    subi r24, lo8(FAIR_ONES) ; every offset - 1
+    sbci r25, hi8(FAIR_ONES)
     rjmp normalise
 .Lnormal:
     ret

@@ -19,20 +19,25 @@
  * so the watchdog can run in interrupt mode).
  *
  * Every press of the switch is a power-on; releasing it cuts power.
- *   1. Display off; 16 ADC conversions of ADC2 against Vcc, at fixed
- *      instants; their low bits are the noise.
- *   2. Load the state from EEPROM (store.c): each face's offset above the
+ *   1. Display off; ADC2 converted back to back against Vcc (fair.S,
+ *      fair_sample): 64 to 256 codes, until 16 fresh unbiased bits are in
+ *      hand, under the health tests of NIST SP 800-90B 4.4 (fair.h).
+ *   2. Load the state from EEPROM (store.S): each face's offset above the
  *      least-counted face (0..3) and a 12-bit pool. Any bytes are valid (a
  *      fresh chip holds 0xFF: no record, so a fresh table).
- *   3. The rule (fair.c; fairdie.subjects.die._fair mirrors it bit for bit): unbiased
- *      bits from the noise, combined with the pool; a face drawn with
- *      weight 8, 3 or 1 for offset 0, 1 or 2 (none for 3), without modulo
- *      bias; its offset goes up and the least is kept at 0.
+ *   3. If the noise failed a health test: no roll, nothing written, the
+ *      fault pattern (a bar across the middle: centre, middle-left and
+ *      middle-right) instead of a face. Else the rule (fair.S;
+ *      fairdie.subjects.die._fair mirrors it bit for bit): the fresh bits
+ *      combined with the pool; a face drawn with weight 8, 3 or 1 for offset
+ *      0, 1 or 2 (none for 3), without modulo bias; its offset goes up and
+ *      the least is kept at 0.
  *   4. Write the state as the next record of the ring and wait until EEPROM
  *      is idle, so a face that is shown is never lost.
- *   5. Show the face and sleep. The watchdog (interrupt mode) counts 64 ms
- *      ticks from power-on: after 155 ticks (9.92 s) of continuous power
- *      the table is cleared, inside the 9.9 .. 10.0 s window the tests hold.
+ *   5. Show the face (or the fault) and sleep. The watchdog (interrupt mode)
+ *      counts 64 ms ticks from power-on: after 155 ticks (9.92 s) of
+ *      continuous power the table is cleared, inside the 9.9 .. 10.0 s
+ *      window the tests hold.
  *   6. Clear: write a record with every offset 0 (the pool is kept), wait,
  *      light every LED, stay so.
  *
@@ -83,25 +88,6 @@ AVR_MCU(F_CPU, FAIRDIE_MCU);
 AVR_MCU_VOLTAGES(3000, 3000, 0)
 #endif
 
-/* ADC clock must be 50..200 kHz: take the smallest prescaler that gets there. */
-#if F_CPU / 2 <= 200000UL
-#define ADC_PS 1
-#elif F_CPU / 4 <= 200000UL
-#define ADC_PS 2
-#elif F_CPU / 8 <= 200000UL
-#define ADC_PS 3
-#elif F_CPU / 16 <= 200000UL
-#define ADC_PS 4
-#elif F_CPU / 32 <= 200000UL
-#define ADC_PS 5
-#elif F_CPU / 64 <= 200000UL
-#define ADC_PS 6
-#else
-#define ADC_PS 7
-#endif
-_Static_assert(F_CPU / (1UL << ADC_PS) >= 50000UL, "F_CPU too low for the ADC");
-_Static_assert(F_CPU / (1UL << ADC_PS) <= 200000UL, "F_CPU too high for the ADC");
-
 /*
  * Clear timing. The watchdog runs on its own 128 kHz oscillator, so its
  * ticks depend neither on F_CPU nor on how long the EEPROM writes take, and
@@ -131,13 +117,18 @@ _Static_assert(F_CPU / (1UL << ADC_PS) <= 200000UL, "F_CPU too high for the ADC"
 #endif
 #define SEG_ALL (SEG_A | SEG_B | SEG_C | SEG_D)
 
-static const uint8_t FACE_SEGS[DIE_FACES] PROGMEM = {
+/* The faces, then the fault pattern: a bar across the middle, which no
+ * face and not the clear's every LED shows (the board files name it
+ * "fault"). */
+#define FAULT DIE_FACES
+static const uint8_t FACE_SEGS[DIE_FACES + 1] PROGMEM = {
     SEG_A,                 /* 1 */
     SEG_B,                 /* 2 */
     SEG_A | SEG_B,         /* 3 */
     SEG_B | SEG_C,         /* 4 */
     SEG_A | SEG_B | SEG_C, /* 5 */
     SEG_B | SEG_C | SEG_D, /* 6 */
+    SEG_A | SEG_D,         /* fault */
 };
 
 static volatile uint8_t wdt_ticks;
@@ -306,25 +297,6 @@ static void save(const uint8_t c[DIE_FACES]) {
     eeprom_busy_wait();
 }
 
-#else
-
-/* The low bits of FAIR_READS conversions, the first in the top bit. The loop
- * takes the same time whatever is read, so the conversions fall at the same
- * instants of every press. */
-static uint16_t adc_low_bits(void) {
-    ADMUX = ADC_MUX_BITS;
-    ADCSRA = _BV(ADEN) | ADC_PS;
-    uint16_t bits = 0;
-    for (uint8_t i = 0; i < FAIR_READS; i++) {
-        ADCSRA |= _BV(ADSC);
-        while (ADCSRA & _BV(ADSC)) {
-        }
-        bits = (uint16_t)(bits << 1) | (ADC & 1);
-    }
-    ADCSRA = 0; /* ADC off: it would draw current while the face is shown */
-    return bits;
-}
-
 #endif /* DIE_RULE_SEED */
 
 /* Sleep until the watchdog has counted `ticks`. */
@@ -383,13 +355,16 @@ int main(void) {
     uint8_t face = die_roll(c, adc_read_once());
     save(c);
 #else
-    uint16_t bits = adc_low_bits(); /* first: at fixed instants after power-on */
-    store_load();
-    uint8_t face = fair_roll(store_record + 1, bits);
+    uint8_t healthy = fair_sample(); /* first: the same instants after every power-on */
+    store_load();                    /* the clear below needs it in any case */
+    uint8_t face = FAULT;
+    if (healthy) {
+        face = fair_roll(store_record + 1, fair_noise);
 #if DIE_MUTANT_SHOW_FIRST
-    show(pgm_read_byte(&FACE_SEGS[face])); /* mutant: lit before it is stored */
+        show(pgm_read_byte(&FACE_SEGS[face])); /* mutant: lit before it is stored */
 #endif
-    store_save();
+        store_save();
+    }
 #endif
 #if !DIE_MUTANT_SHOW_FIRST
     show(pgm_read_byte(&FACE_SEGS[face]));
