@@ -182,5 +182,6 @@ def test_shipped_dice_roll_by_power() -> None:
     for name in ("die-direct", "die-charlieplex"):
         die = die_spec(load_board(name))
         assert die is not None
-        # the table is the build's reference model's (die_t13a/target.toml)
-        assert (die.roll, die.counters, die.display) == ("power", None, None)
+        # the table is the build's reference model's (die_t13a/target.toml);
+        # the faces, the clear and the fault pattern are the display "face"'s
+        assert (die.roll, die.counters, die.display) == ("power", None, "face")

@@ -34,18 +34,19 @@ def _next(table: tuple[int, ...], face: int | None) -> tuple[int, ...]:
 @given(
     table=offsets,
     pool=pools,
-    noise=st.lists(noise_sequences(min_size=16, max_size=16), max_size=40),
+    noise=st.lists(st.integers(0, 0xFFFF), max_size=40),
 )
 def test_a_press_raises_a_face_that_is_not_3_ahead(
-    table: tuple[int, ...], pool: int, noise: list[list[int]]
+    table: tuple[int, ...], pool: int, noise: list[int]
 ) -> None:
-    """Any stored table and pool, any noise: the face shown had an offset of
-    0..2 and is exactly what changed, so no face gets more than 3 ahead (the
-    offsets are two bits: a face pushed to 4 would wrap to 0, unnoticed)."""
+    """Any stored table and pool, any fresh bits: the face shown had an
+    offset of 0..2 and is exactly what changed, so no face gets more than 3
+    ahead (the offsets are two bits: a face pushed to 4 would wrap to 0,
+    unnoticed)."""
     d = _state(table, pool)
     before = _next(table, None)  # what the firmware reads: normalised
-    for codes in noise:
-        face, d = _fair.press(d, codes)
+    for bits in noise:
+        face, d = _fair.roll(d, bits)
         assert 1 <= face <= 6
         assert before[face - 1] <= 2
         after = _fair.offsets(_fair.unpack(d)[0])
@@ -94,3 +95,56 @@ def test_the_rule_beats_the_best_dynamic_dice_at_T25() -> None:
     assert rule.entropy >= 0.90
     assert rule.variance < best["variance"]
     assert exact(DynamicDice(6, best["d"]), 25).variance == best["variance"]
+
+
+# ---- the health tests on the raw codes (fair.h; _fair.sample) ------------------
+
+
+def test_a_stuck_pin_fails_the_repetition_count_test_within_the_first_press() -> None:
+    for code in (0, 1, 511, 1023):
+        s = _fair.sample([code] * _fair.MOST_READS)
+        assert (s.reads, s.noise, s.failure) == (_fair.RCT_CUTOFF, None, "repetition")
+
+
+def test_a_pin_that_mostly_reads_one_code_fails_the_adaptive_proportion_test() -> None:
+    # runs of 7 (far from the repetition cut-off): 600 is 7 of every 8 codes
+    mostly = [600 if i % 8 < 7 else 601 for i in range(_fair.MOST_READS)]
+    s = _fair.sample(mostly)
+    assert (s.reads, s.noise, s.failure) == (63, None, "proportion")
+    # 6 of every 8: 48 of the window, below the cut-off of 56
+    assert _fair.sample([600 if i % 8 < 6 else 601 for i in range(256)]).failure != "proportion"
+
+
+def test_codes_that_change_but_never_in_the_low_bit_give_no_fresh_bits() -> None:
+    codes = [100 + 2 * (i % 7) for i in range(_fair.MOST_READS)]
+    s = _fair.sample(codes)
+    assert (s.reads, s.noise, s.failure) == (_fair.MOST_READS, None, "fresh bits")
+
+
+def test_healthy_codes_give_their_fresh_bits_after_the_window() -> None:
+    # every pair's low bits 1 then 0: a fresh 1 per pair
+    codes = [(7 if i % 2 == 0 else 8) + 16 * i for i in range(_fair.MOST_READS)]
+    s = _fair.sample(codes)
+    assert (s.reads, s.noise, s.failure) == (_fair.WINDOW, 0xFFFF, None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(codes=noise_sequences(min_size=_fair.MOST_READS, max_size=_fair.MOST_READS))
+def test_a_sample_is_healthy_exactly_when_no_test_fails(codes: list[int]) -> None:
+    """Whatever the codes: a healthy sample read at least the window, an even
+    number of codes, and no run of RCT_CUTOFF equal codes; a failed one names
+    the test, and the repetition test fails exactly at such a run's end."""
+    s = _fair.sample(codes)
+    seen = codes[: s.reads]
+    run = longest = 1
+    for a, b in zip(seen, seen[1:], strict=False):
+        run = run + 1 if a == b else 1
+        longest = max(longest, run)
+    if s.failure is None:
+        assert s.noise is not None
+        assert s.reads >= _fair.WINDOW and s.reads % 2 == 0
+        assert longest < _fair.RCT_CUTOFF
+        assert sum(c == seen[0] for c in seen[: _fair.WINDOW]) < _fair.APT_CUTOFF
+    else:
+        assert s.noise is None
+        assert (longest == _fair.RCT_CUTOFF) == (s.failure == "repetition")

@@ -165,8 +165,8 @@ def test_die_target_toml() -> None:
     assert t.variants == ("direct", "charlieplex", "seed") == variants("die_t13a")
     assert t.default_variant == "direct"
     assert t.defines_for(None) == {"DIE_CHARLIEPLEX": 0, "DIE_RULE_SEED": 0}
-    assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1, "DIE_RULE_SEED": 1}
-    assert [t.model_for(v) for v in t.variants] == ["fair", "seed", "seed"]
+    assert t.defines_for("charlieplex") == {"DIE_CHARLIEPLEX": 1, "DIE_RULE_SEED": 0}
+    assert [t.model_for(v) for v in t.variants] == ["fair", "fair", "seed"]
     assert sorted(p.name for p in t.sources()) == ["fair.S", "main.c", "rule.c", "store.S"]
     assert not t.has_cxx
 
