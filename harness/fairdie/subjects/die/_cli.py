@@ -272,8 +272,15 @@ def _press(a: argparse.Namespace) -> int:
                 f"wrote {vcd}: {ev['pin']} pin changes, {ev['adc']} ADC conversions,"
                 f" {ev['eeprom_start']} EEPROM writes, {ev['sleep']} sleeps of the last press"
             )
-    if all(f is None for f in faces):
-        # a die that never shows a face fails, whatever it printed
+    if any(p.display == "fault" for p in presses) and not a.json:
+        print(
+            "fault: the noise failed the firmware's health tests; no face was rolled"
+            " and nothing stored (README: \"When the die shows its fault pattern\")",
+            file=sys.stderr,
+        )
+    named = set(die.faces.symbol_names)
+    if all(p.face is None and p.display not in named for p in presses):
+        # a die that never shows a face or a symbol its board names fails
         shown = sorted({p.display for p in presses})
         print(
             f"fairdie: no valid face in {len(presses)} rolls (displays: {', '.join(shown)});"
