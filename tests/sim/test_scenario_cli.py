@@ -175,7 +175,7 @@ def test_the_sessions_firmware_and_board_stand_in_only_for_what_a_file_names_not
         pytester.path.joinpath(path.name).write_text(path.read_text())
     # names neither: the session's firmware on the session's board
     pytester.path.joinpath("test_neither.toml").write_text(
-        '[[step]]\nwait = "100ms"\nexpect = { display = { face = "off" } }\n'
+        '[[step]]\nwait = "100ms"\nexpect = { leds = ["c"] }\n'
     )
     # names its board alone: the session's firmware on it
     pytester.path.joinpath("test_board_only.toml").write_text(
@@ -187,5 +187,5 @@ def test_the_sessions_firmware_and_board_stand_in_only_for_what_a_file_names_not
         *PLUGIN, "--fairdie-board=die-direct", f"--fairdie-firmware={elf}", "-p", "no:randomly"
     )
     r.assert_outcomes(passed=len(list(own.glob("test_*.toml"))) + 1, failed=1)
-    # die-direct has no display "face": the session's board reached the file naming none
-    r.stdout.fnmatch_lines(["*test_neither.toml*board die-direct has no display 'face'*"])
+    # die-direct has no LED "c": the session's board reached the file naming none
+    r.stdout.fnmatch_lines(["*test_neither.toml*board die-direct has no LED 'c'*"])
