@@ -9,6 +9,7 @@ import pytest
 
 from fairdie.cli import main
 from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
+from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.faults._rig import Rig
 
 pytestmark = pytest.mark.sim
@@ -61,8 +62,9 @@ def test_every_violation_replays_from_its_id(seed, campaign):
 
 def test_a_fine_replay_finds_nothing(fair):
     rig = Rig(Target())
-    w = rig.press(b"\xff" * 64, [5] * 16, 0.06)
-    text = f"G1~die-direct~direct~{'ff' * 64}~{'005' * 16}~c{w.writes[-1].cycle - w.start}t00"
+    w = rig.press(b"\xff" * 64, HEALTHY_CODES, 0.1)
+    codes = "".join(f"{c:03x}" for c in w.codes)
+    text = f"G1~die-direct~direct~{'ff' * 64}~{codes}~c{w.writes[-1].cycle - w.start}t00"
     assert replay(text) == []
 
 

@@ -4,6 +4,7 @@ which the chip matches press by press (harness/fairdie/subjects/die/suite)."""
 from __future__ import annotations
 
 import functools
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,7 +138,7 @@ def test_a_sample_is_healthy_exactly_when_no_test_fails(codes: list[int]) -> Non
     s = _fair.sample(codes)
     seen = codes[: s.reads]
     run = longest = 1
-    for a, b in zip(seen, seen[1:], strict=False):
+    for a, b in itertools.pairwise(seen):
         run = run + 1 if a == b else 1
         longest = max(longest, run)
     if s.failure is None:

@@ -275,7 +275,7 @@ def _press(a: argparse.Namespace) -> int:
     if any(p.display == "fault" for p in presses) and not a.json:
         print(
             "fault: the noise failed the firmware's health tests; no face was rolled"
-            " and nothing stored (README: \"When the die shows its fault pattern\")",
+            ' and nothing stored (README: "When the die shows its fault pattern")',
             file=sys.stderr,
         )
     named = set(die.faces.symbol_names)

@@ -20,7 +20,15 @@ from typing import Protocol
 
 from fairdie.subjects.die import _fair, _ring, _rule
 
-__all__ = ["HEALTHY_CODES", "MODELS", "DieModel", "FairModel", "SeedModel", "model_named"]
+__all__ = [
+    "HEALTHY_CODES",
+    "MODELS",
+    "DieModel",
+    "FairModel",
+    "SeedModel",
+    "conversion_mismatch",
+    "model_named",
+]
 
 ERASED = b"\xff" * 64
 #: Codes any build's press takes as healthy noise: all different, each pair's
@@ -125,6 +133,8 @@ class SeedModel:
     footprint: range = range(6)
 
     def conversions(self, codes: Iterable[int]) -> int:
+        if next(iter(codes), None) is None:
+            raise ValueError("a seed-rule press converts once, got no code")
         return 1
 
     def table(self, image: bytes) -> tuple[int, ...]:
@@ -156,6 +166,19 @@ class SeedModel:
 
 
 MODELS: dict[str, DieModel] = {"fair": FairModel(), "seed": SeedModel()}
+
+
+def conversion_mismatch(model: DieModel, codes: Sequence[int]) -> str | None:
+    """None when a press of ``model`` converts exactly ``codes`` (what a chip
+    converted in a press), else why not, in words."""
+    try:
+        wanted = model.conversions(codes)
+    except ValueError:
+        wanted = None
+    if wanted == len(codes):
+        return None
+    more = "more" if wanted is None else str(wanted)
+    return f"the firmware converted {len(codes)} times, its {model.name} model {more}"
 
 
 def model_named(name: str) -> DieModel:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from fairdie.noise import Codes
 from fairdie.subjects.die._board import die_spec
+from fairdie.subjects.die._models import conversion_mismatch
 from fairdie.subjects.die.checks._model import QUICK_HOLD_S
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.subjects.die.checks._report import RollsReport
@@ -111,11 +112,9 @@ def press_counts(ctx: Context) -> Result:
         image, codes = st.images[face]
         want_face, want = model.press(image, codes)
         n += 1
-        if len(tl.codes) != model.reads:
-            wrong.append(
-                f"face {face}: the firmware converted {len(tl.codes)} times, its model"
-                f" {model.reads}"
-            )
+        mismatch = conversion_mismatch(model, tl.codes)
+        if mismatch is not None:
+            wrong.append(f"face {face}: {mismatch}")
         elif tl.after[: len(want)] != want:
             wrong.append(
                 f"from {_fmt(model.table(image))} showing {face} it stored"
@@ -221,8 +220,9 @@ def fresh_chip(ctx: Context) -> Result:
         note = "no model to judge what it stored" + (f" (it wrote {where})" if written else "")
         return ok(f"{start} showed {tl.shown}; {note}")
     face, want = st.model.press(tl.before, tl.codes)
-    if len(tl.codes) != st.model.reads:
-        return fail(f"{start} converted {len(tl.codes)} times, its model {st.model.reads}")
+    mismatch = conversion_mismatch(st.model, tl.codes)
+    if mismatch is not None:
+        return fail(f"{start}: {mismatch}")
     if str(face) != tl.shown or tl.after[: len(want)] != want:
         return fail(
             f"{start} showed {tl.shown} and stored {_fmt(st.model.table(tl.after))};"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fairdie.board import Board, load_board
 from fairdie.errors import FairdieError
+from fairdie.subjects.die._models import conversion_mismatch
 from fairdie.subjects.die.checks._state import DieState
 from fairdie.verify import Context, Result, fail, ok, skip
 
@@ -74,7 +75,7 @@ def _reproduces(st: DieState, name: str) -> bool:
         except FairdieError:
             return False
         after = model.press(image, codes)[1]
-        if len(press.adc_codes) != model.reads or die.chip.eeprom[: len(after)] != after:
+        if conversion_mismatch(model, press.adc_codes) or die.chip.eeprom[: len(after)] != after:
             return False
     return True
 

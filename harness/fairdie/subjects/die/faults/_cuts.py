@@ -17,6 +17,7 @@ import random
 from collections.abc import Sequence
 
 from fairdie.campaigns import EVERY_VALUE, physical
+from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED, codes_for, start_images
 from fairdie.subjects.die.faults._rig import Write, Written
@@ -185,7 +186,7 @@ def plan_g3(target: Target, quick: bool, seed: int) -> list[Unit]:
     images = _thin(start_images(rig_for(target).model, seed=seed), True, keep=2 if quick else 8)
     units = []
     for i, (name, image) in enumerate(images):
-        w = rig_for(target).press(image, [0] * rig_for(target).model.reads, PRESS_S)
+        w = rig_for(target).press(image, HEALTHY_CODES, PRESS_S)
         writes = range(len(w.writes))
         for k in writes[-1:] if quick else writes:
             units.append(Unit("G3", target, (name, image, k, quick, seed + i)))

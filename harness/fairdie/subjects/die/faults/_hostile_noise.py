@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from fairdie.errors import FairdieError
 from fairdie.noise import ADC_MAX, Codes, NoiseModel, Stuck, parse_noise
 from fairdie.subjects.die import _rule
-from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die._models import DieModel, conversion_mismatch
 from fairdie.subjects.die.faults._hostile import press_as_modelled
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED, start_images
@@ -171,8 +171,9 @@ def _chain(
         if found is not None:
             # a press that read as many codes as the model replays as itself; any
             # other (the firmware is not the model's) replays as a boot, judged so
-            steps = [step(p.cycles, None)] if len(p.codes) == model.reads else ["boot"]
-            codes = p.codes if len(p.codes) == model.reads else ()
+            as_modelled = conversion_mismatch(model, p.codes) is None
+            steps = [step(p.cycles, None)] if as_modelled else ["boot"]
+            codes = p.codes if as_modelled else ()
             work.violate(found, work.replay(image, codes, steps))
             found_first = found_first or found
         elif p.face is not None:

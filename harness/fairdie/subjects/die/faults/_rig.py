@@ -19,7 +19,7 @@ from fairdie import campaigns
 from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
-from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die._models import HEALTHY_CODES, DieModel
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
 
 __all__ = [
@@ -35,8 +35,8 @@ __all__ = [
     "Written",
 ]
 
-#: the noise a boot reads: every code the same, so any rule rolls at once
-BOOT_CODES = (512,)
+#: the noise a boot reads: codes that pass any build's health tests at once
+BOOT_CODES = HEALTHY_CODES
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class Rig:
         """Power on with ``image``: the face and when it lit, and the image
         the press stored (I4: a face within BOOT_LIMIT_S)."""
         chip = self.chip
-        self._start(image, BOOT_CODES * self.model.reads)
+        self._start(image, BOOT_CODES)
         start = chip.cycle
         chip.run(seconds=BOOT_LIMIT_S)
         face, lit = self._shown()

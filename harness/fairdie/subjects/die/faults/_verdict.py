@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fairdie.subjects.die._models import DieModel
+from fairdie.subjects.die._models import DieModel, conversion_mismatch
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S
 
 if TYPE_CHECKING:
@@ -69,8 +69,9 @@ def judge_model(
     model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
 ) -> tuple[str, str] | None:
     """Whether a whole press from ``before`` showed and stored what the model does."""
-    if len(codes) != model.reads:
-        return "model", f"the firmware converted {len(codes)} times, its model {model.reads}"
+    wrong = conversion_mismatch(model, codes)
+    if wrong is not None:
+        return "model", wrong
     want_face, want = model.press(before, codes)
     if (face, after) != (want_face, want):
         return "model", (
