@@ -8,8 +8,8 @@ import json
 import pytest
 
 from fairdie.cli import main
-from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
 from fairdie.subjects.die._models import HEALTHY_CODES
+from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
 from fairdie.subjects.die.faults._rig import Rig
 
 pytestmark = pytest.mark.sim

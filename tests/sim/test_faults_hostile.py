@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from fairdie.board import load_board
-from fairdie.subjects.die._models import FairModel, SeedModel
+from fairdie.subjects.die._models import HEALTHY_CODES, FairModel, SeedModel
 from fairdie.subjects.die.faults import Report, Target, replay, run_faults
 from fairdie.subjects.die.faults._hostile import RECOVERY_BOUND, RECOVERY_WINDOW, recovery, run_g5
 from fairdie.subjects.die.faults._hostile_noise import G6_NOISES, _table_step, run_g6
@@ -77,8 +77,15 @@ def test_g6_every_noise_lights_a_face_in_time(fair_quick: Report) -> None:
 def test_g7_the_fair_ring_lasts_a_million_presses_whatever_the_noise(fair_quick: Report) -> None:
     f = _figures(fair_quick, "G7")
     for label, _ in WEAR_NOISES:
-        assert f[f"wear_{label}_presses_min"] >= LIFE_GOAL, label
-        assert f[f"wear_{label}_per_press_max"] == pytest.approx(0.1), label  # a lap of 10
+        assert f.get(f"wear_{label}_presses_min", LIFE_GOAL) >= LIFE_GOAL, label
+        # a lap of 10 slots: a byte written once in 10 presses that store; a press
+        # whose noise fails the health tests stores nothing (a stuck pin: never;
+        # biased:3,1 has less entropy than the tests assume: some 1 % fail)
+        per_press = f[f"wear_{label}_per_press_max"]
+        if label == "stuck":
+            assert per_press == 0 and f"wear_{label}_presses_min" not in f, label
+        else:
+            assert 0.095 <= per_press <= 0.1, label
         assert f[f"wear_{label}_chip_presses"] >= 200, label
 
 
@@ -174,7 +181,7 @@ def test_the_table_check_allows_a_shift_or_the_rebase_and_nothing_else() -> None
     assert step((1, 2, 3, 4, 5, 6), (1, 2, 3, 4, 5, 6), 1) == ""  # lost
     fair = FairModel()
     lap = fair.with_table([3, 3, 3, 3, 3, 0])
-    assert _table_step(fair, lap, fair.press(lap, [0] * 16)[1], 6) == "shift"
+    assert _table_step(fair, lap, fair.press(lap, HEALTHY_CODES)[1], 6) == "shift"
 
 
 def test_g6_below_ground_is_refused_cleanly() -> None:

@@ -20,10 +20,10 @@ from typing import Any
 from fairdie.noise import ADC_MAX
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._cuts import PRESS_S
-from fairdie.subjects.die.faults._ids import step
+from fairdie.subjects.die.faults._ids import press_step, step
 from fairdie.subjects.die.faults._images import ERASED, start_images, walk
 from fairdie.subjects.die.faults._rig import Target
-from fairdie.subjects.die.faults._verdict import judge_model
+from fairdie.subjects.die.faults._verdict import judge_press
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 __all__ = [
@@ -217,9 +217,9 @@ def press_as_modelled(work: Work, image: bytes, rng: random.Random) -> bytes | N
     codes = [rng.randrange(ADC_MAX + 1) for _ in range(work.model.reads)]
     w = work.rig.press(image, codes, PRESS_S)
     work.out.presses += 1
-    found = judge_model(work.model, image, codes, w.face, w.after)
+    found = judge_press(work.model, image, w.codes, w.shown, w.after)
     if found is not None:
-        work.violate(found, work.replay(image, codes, [step(w.end - w.start, None)]))
+        work.violate(found, work.replay(image, w.codes, [press_step(w.end - w.start)]))
         return None
     return w.after
 

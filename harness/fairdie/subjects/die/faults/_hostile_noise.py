@@ -5,9 +5,10 @@ noise models and the chip refuse it, cleanly), 0 and 1023 in alternation,
 the lab's adversary, and code sequences that Hypothesis searches for a
 press that breaks a rule. Every press, from an erased chip and from the
 images at the edges of the rule, must light a face 1..6 within
-BOOT_LIMIT_S, do exactly what the model does, and leave the table it had
-with the shown face's entry one up and, at most, all entries shifted down
-alike (the seed's rule may instead close a gap: its rebase).
+BOOT_LIMIT_S, or the fault pattern where the model's health tests fail the
+noise (then storing nothing), do exactly what the model does, and leave the
+table it had with the shown face's entry one up and, at most, all entries
+shifted down alike (the seed's rule may instead close a gap: its rebase).
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from fairdie.noise import ADC_MAX, Codes, NoiseModel, Stuck, parse_noise
 from fairdie.subjects.die import _rule
 from fairdie.subjects.die._models import DieModel, conversion_mismatch
 from fairdie.subjects.die.faults._hostile import press_as_modelled
-from fairdie.subjects.die.faults._ids import step
+from fairdie.subjects.die.faults._ids import press_step, step
 from fairdie.subjects.die.faults._images import ERASED, start_images
 from fairdie.subjects.die.faults._rig import BOOT_LIMIT_S, Rig, Target
-from fairdie.subjects.die.faults._verdict import judge_model
+from fairdie.subjects.die.faults._verdict import judge_press
 from fairdie.subjects.die.faults._work import Unit, Work
 from fairdie.subjects.die.lab._adversary import Adversary
 
@@ -78,6 +79,7 @@ def plan_g6(target: Target, quick: bool, seed: int) -> list[Unit]:
 @dataclass(frozen=True)
 class _Pressed:
     face: int | None  #: the face shown when the press ended (None: none)
+    shown: str  #: what the display showed then: a face, "fault", "off", ...
     lit: int | None  #: cycles from power-on to the first LED lit
     codes: tuple[int, ...]
     after: bytes
@@ -104,6 +106,7 @@ def _press(rig: Rig, image: bytes, noise: NoiseModel, k: int) -> _Pressed:
     shown = die.display() if lit is not None and chip.cycle - lit >= die.window else "off"
     pressed = _Pressed(
         int(shown) if shown.isdigit() else None,
+        shown,
         None if lit is None else lit - start,
         tuple(chip.adc_codes()),
         chip.eeprom,
@@ -132,12 +135,9 @@ def _table_step(model: DieModel, before: bytes, after: bytes, face: int) -> str:
 
 
 def _judge(model: DieModel, before: bytes, p: _Pressed) -> tuple[str, str] | None:
-    if p.face is None:
-        return "I4", f"no face lit within {_HOLD_S} s of power-on"
-    if not 1 <= p.face <= 6:
-        return "G6", f"the die showed face {p.face}"
-    found = judge_model(model, before, p.codes, p.face, p.after)
-    if found is not None:
+    # the fault pattern is right only where the model's health tests fail too
+    found = judge_press(model, before, p.codes, p.shown, p.after)
+    if found is not None or p.face is None:
         return found
     if not _table_step(model, before, p.after, p.face):
         t0, t1 = model.table(before), model.table(p.after)
@@ -172,7 +172,7 @@ def _chain(
             # a press that read as many codes as the model replays as itself; any
             # other (the firmware is not the model's) replays as a boot, judged so
             as_modelled = conversion_mismatch(model, p.codes) is None
-            steps = [step(p.cycles, None)] if as_modelled else ["boot"]
+            steps = [press_step(p.cycles)] if as_modelled else ["boot"]
             codes = p.codes if as_modelled else ()
             work.violate(found, work.replay(image, codes, steps))
             found_first = found_first or found

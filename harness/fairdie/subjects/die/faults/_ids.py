@@ -13,10 +13,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from fairdie.subjects.die.faults._target import FaultsError, Target
 
-__all__ = ["parse_replay", "replay_id", "step", "unit_args", "unit_step"]
+__all__ = [
+    "WholePress",
+    "parse_replay",
+    "press_step",
+    "replay_id",
+    "step",
+    "unit_args",
+    "unit_step",
+]
 
 
 def _codes_hex(codes: Sequence[int]) -> str:
@@ -34,6 +43,17 @@ def replay_id(
 
 def step(cycles: int, torn: int | None) -> str:
     return f"c{cycles}t{'--' if torn is None else f'{torn:02x}'}"
+
+
+class WholePress(NamedTuple):
+    """A replay step: press ``cycles`` long, judged whole against the model
+    (what it showed and stored), not cut."""
+
+    cycles: int
+
+
+def press_step(cycles: int) -> str:
+    return f"p{cycles}"
 
 
 def unit_step(args: Sequence[object]) -> str:
@@ -55,8 +75,9 @@ def unit_args(text: str) -> tuple[object, ...] | None:
 
 def parse_replay(
     text: str,
-) -> tuple[str, Target, bytes, list[int], list[tuple[int, int | None] | None]]:
-    """``(campaign, target, image, codes, steps)``; a step is ``(cycles, torn)`` or None (boot)."""
+) -> tuple[str, Target, bytes, list[int], list[tuple[int, int | None] | WholePress | None]]:
+    """``(campaign, target, image, codes, steps)``; a step is ``(cycles, torn)``
+    (a cut), a :class:`WholePress` or None (boot)."""
     parts = text.strip().split("~")
     try:
         campaign, board, build, image_hex, codes_hex, steps_text = parts
@@ -64,12 +85,15 @@ def parse_replay(
         if len(codes_hex) % 3:
             raise ValueError
         codes = [int(codes_hex[i : i + 3], 16) for i in range(0, len(codes_hex), 3)]
-        steps: list[tuple[int, int | None] | None] = []
+        steps: list[tuple[int, int | None] | WholePress | None] = []
         for s in steps_text.split(","):
             if s.startswith("unit="):
                 continue  # fairdie.subjects.die.faults._run.replay reruns the unit (unit_args)
             if s == "boot":
                 steps.append(None)
+                continue
+            if s.startswith("p"):
+                steps.append(WholePress(int(s[1:])))
                 continue
             cycles, torn = s[1:].split("t")
             if not s.startswith("c"):

@@ -46,6 +46,7 @@ class Written:
     before: bytes
     codes: tuple[int, ...]  #: the codes the firmware converted
     face: int | None  #: the face shown when the press ended (None: none)
+    shown: str  #: what the display showed then: a face, "fault", "off", ...
     lit: int | None  #: the cycle the first LED lit (None: none)
     start: int  #: the cycle of power-on
     writes: tuple[Write, ...]
@@ -108,11 +109,12 @@ class Rig:
         chip = self.chip
         self._start(image, codes)
         writes = campaigns.stop_at_writes(chip, to_cycle=chip.cycle + chip.cycles_for(hold_s))
-        face, _ = self._shown()
+        shown = steady_symbol(self.die, self.die.faces, from_power_on=True)
         written = Written(
             before=image,
             codes=tuple(chip.adc_codes()),
-            face=face,
+            face=int(shown) if shown.isdigit() else None,
+            shown=shown,
             lit=self.die.first_lit(),
             start=chip.power_on_cycle,
             writes=writes,

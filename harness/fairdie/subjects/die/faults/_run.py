@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from fairdie.campaigns import map_work
 from fairdie.subjects.die.faults import _cuts, _hostile, _wear
 from fairdie.subjects.die.faults import _hostile_noise as _noise
-from fairdie.subjects.die.faults._ids import parse_replay, unit_args
+from fairdie.subjects.die.faults._ids import WholePress, parse_replay, unit_args
 from fairdie.subjects.die.faults._outcome import Outcome
 from fairdie.subjects.die.faults._target import FaultsError, Target
-from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
+from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot, judge_press
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 __all__ = ["CAMPAIGNS", "Report", "replay", "run_faults"]
@@ -115,6 +115,13 @@ def replay(text: str) -> list[Violation]:
             verdict = judge_boot(rig.model, image, rig.boot(image))
             if verdict is not None:
                 found.append(Violation(verdict[0], text, verdict[1]))
+            continue
+        if isinstance(s, WholePress):
+            w = rig.press(image, codes, s.cycles / rig.chip.frequency)
+            verdict = judge_press(rig.model, image, w.codes, w.shown, w.after)
+            if verdict is not None:
+                found.append(Violation(verdict[0], text, verdict[1]))
+            image = w.after
             continue
         cycles, torn = s
         expect = Expect(rig.model, image, codes)

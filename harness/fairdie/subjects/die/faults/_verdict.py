@@ -81,6 +81,20 @@ def judge_model(
     return None
 
 
+def judge_press(
+    model: DieModel, before: bytes, codes: Sequence[int], shown: str, after: bytes
+) -> tuple[str, str] | None:
+    """A whole press from ``before`` that converted ``codes``, showed ``shown``
+    and left ``after``: a face 1..6, or the fault pattern where the model's
+    health tests fail the noise, each exactly as the model has it."""
+    face = int(shown) if shown.isdigit() else None
+    if face is None and shown != "fault":
+        return "I4", f"neither a face nor the fault pattern lit: the display showed {shown}"
+    if face is not None and not 1 <= face <= 6:
+        return "G6", f"the die showed face {face}"
+    return judge_model(model, before, codes, face, after)
+
+
 def judge_boot(model: DieModel, image: bytes, boot: Boot) -> tuple[str, str] | None:
     """I4 for one booted image."""
     if boot.face is None or not 1 <= boot.face <= 6:

@@ -186,11 +186,11 @@ def run_g7(work: Work) -> None:
         image = after
     work.out.figure(f"wear_{label}_presses", presses)
     most = max(counts)
-    if not most:
+    work.out.figure(f"wear_{label}_per_press_max", most / presses)
+    if not most:  # nothing stored (every press failed the health tests): no wear
         return
     worn = counts.index(most)
     life = WRITE_CYCLES * presses / most
-    work.out.figure(f"wear_{label}_per_press_max", most / presses)
     work.out.figure(f"wear_{label}_presses_min", life)
     if life < LIFE_GOAL:
         work.violate(
