@@ -245,7 +245,8 @@ def ring_images(draw: st.DrawFn) -> bytes:
         lap = base + draw(st.sampled_from((0, 0, 0, 1, -1, 2, 4)))
         seq = seq_of(lap, slot, draw(st.integers(0, 1)))
         if kind == "slot":
-            seq = (seq & 0xF0) | draw(st.integers(0, 15).filter(lambda s, n=slot: s != n))
+            other = draw(st.integers(0, 14))  # any slot number but this one's
+            seq = (seq & 0xF0) | (other + (other >= slot))
         state = draw(st.binary(min_size=3, max_size=3))
         r = record(
             seq,
