@@ -85,7 +85,7 @@ def shared_die(die_factory: Callable[..., Die]) -> Callable[[str], Die]:
 
     def get(board: str) -> Die:
         if board not in dies:
-            dies[board] = die_factory(board=board, noise=Codes([0]))
+            dies[board] = die_factory(board=board)  # noise: press() sets its codes
         return dies[board]
 
     return get
