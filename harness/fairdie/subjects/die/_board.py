@@ -5,12 +5,12 @@ registry (``SUBJECT.board_sections``); :func:`die_spec` reads it back."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fairdie.board import MCU_EEPROM, Board, Ctx, check_keys, get_int, get_str, positive
 
-__all__ = ["DieSpec", "die_spec", "parse_die_section"]
+__all__ = ["DieSpec", "die_spec", "parse_die_section", "same_die"]
 
 _KEYS = frozenset({"roll", "display", "counters", "settle_ms"})
 _SETTLE_MS = 50.0
@@ -61,3 +61,12 @@ def die_spec(board: Board) -> DieSpec | None:
     """The board's ``[die]``, or None when the board is no die."""
     spec = board.section("die")
     return spec if isinstance(spec, DieSpec) else None
+
+
+def same_die(a: Board, b: Board) -> bool:
+    """Whether two boards are the same die under two names: the same wiring
+    (MCU, clock, supply, LEDs, inputs, buttons, displays, ``[die]``) and the
+    same build named (firmware target and variant). A firmware given for one
+    runs on the other, and a test of one applies to the other: a copy of a
+    shipped board file under another name is such a board."""
+    return replace(a, name=b.name, source=b.source, scenarios=b.scenarios) == b

@@ -66,6 +66,7 @@ def die_factory(
     from fairdie._trace import EVIDENCE_KINDS
     from fairdie.board import Board as BoardType
     from fairdie.board import load_board
+    from fairdie.subjects.die._board import same_die
     from fairdie.subjects.die._evidence import DieRecipe, die_subject, recording_die
 
     def make(
@@ -79,7 +80,9 @@ def die_factory(
     ) -> Die:
         bd = die_board if board is None else board
         bd = bd if isinstance(bd, BoardType) else load_board(bd)
-        same = bd.name == die_board.name and f_cpu in (None, die_board.f_cpu)
+        # a board wired as the session's, naming the same build, is the same
+        # die under another name: the given firmware runs on it too
+        same = same_die(bd, die_board) and f_cpu in (None, die_board.f_cpu)
         if _die_given is not None and not same:
             pytest.skip(
                 f"needs a build for board {bd.name} at {f_cpu or bd.f_cpu} Hz;"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from fairdie.subjects.die._board import die_spec
+from fairdie.subjects.die._board import die_spec, same_die
 from fairdie.subjects.die.suite._support import BOARDS, MODEL_MARK, SeedCountersAt, model_of
 
 if TYPE_CHECKING:
@@ -50,8 +50,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A test taking ``board`` that does not parametrize it runs on both our
-    boards (one per rule) and on the session's board when it is another."""
+    """A test taking ``board`` that does not parametrize it runs on our boards
+    and on the session's board when it is another. A session board that is
+    one of ours under another name (the same wiring and build, such as a
+    copied board file) takes that one's place, under its own name."""
     if "board" not in metafunc.fixturenames or any(
         "board" in _names(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
     ):
@@ -60,10 +62,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     from fairdie.plugin import OPTIONS, _value
 
     session = _value(metafunc.config, OPTIONS[1]) or "die-direct"
-    name = load_board(session).name
+    given = load_board(session)
     boards = dict.fromkeys(BOARDS, "")
-    if name not in boards:
-        boards[session] = name
+    ours = next((b for b in BOARDS if same_die(load_board(b), given)), None)
+    if ours is not None and ours != given.name:
+        boards = {
+            session if b == ours else b: given.name if b == ours else n for b, n in boards.items()
+        }
+    elif ours is None:
+        boards[session] = given.name
     metafunc.parametrize("board", list(boards), ids=[n or b for b, n in boards.items()])
 
 
