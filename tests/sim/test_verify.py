@@ -83,7 +83,8 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     parts = {p["name"]: p for p in e["parts"]}
     assert parts["sleep: power-down, watchdog on"]["ms"] > 900  # SM bits: power-down
     assert parts["EEPROM programming"]["ms"] == pytest.approx(6 * 3.4, rel=0.01)  # 6 bytes
-    assert 0 < parts["ADC on"]["ms"] < 3 and 20 < parts["CPU active"]["ms"] < 30
+    # 64..256 conversions of 13 ADC clocks at 150 kHz: some 70 (6 ms) for healthy noise
+    assert 5 < parts["ADC on"]["ms"] < 23 and 20 < parts["CPU active"]["ms"] < 40
     # faces 1..6 light 1..6 LEDs: 3.5 on average, lit ~0.976 s of the 1 s press
     assert parts["LEDs (ms summed over LEDs)"]["ms"] == pytest.approx(3.5 * 976, rel=0.01)
     assert e["presses_from_cr2032"] == pytest.approx(225 * 3.6e6 / e["per_press_uc"], rel=1e-3)
@@ -110,7 +111,7 @@ def test_a_file_is_identified_as_its_build_and_its_board_chosen(capsys) -> None:
     rc, out = run(capsys, elf, "--only", "faces")
     assert rc == 0
     assert out["board"] == "die-charlieplex" and out["build"] == "charlieplex"
-    assert out["model"] == "seed"
+    assert out["model"] == "fair"
 
 
 # ---- broken builds fail on the right check -----------------------------------------------
@@ -206,7 +207,7 @@ def test_mutation_switches_off_leave_the_default_build() -> None:
         defines={"DIE_MUTANT_LED_MAP": 0, "DIE_MUTANT_SHOW_FIRST": 0, "DIE_MUTANT_REBASE_WRAP": 0},
     )
     assert off.hex.read_bytes() == default.hex.read_bytes()
-    assert default.flash_bytes == 716
+    assert default.flash_bytes <= default.flash_budget  # the budget is the property, not a size
     seed = build("die_t13a", variant="seed")
     seed_off = build("die_t13a", variant="seed", defines={"DIE_MUTANT_REBASE_WRAP": 0})
     assert seed_off.hex.read_bytes() == seed.hex.read_bytes()
