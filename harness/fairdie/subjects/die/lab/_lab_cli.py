@@ -147,7 +147,9 @@ def _campaign_parser() -> Parser:
     p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
     p.add_argument(
         "--noise",
-        help="noise model (default floating; none for a die with no analog input)",
+        help="noise model (default floating; none for a die with no analog input): floating,"
+        " uniform, stuck:MILLIVOLTS, rail-low, rail-high, dead, weak:RATIO, hum:HZ,"
+        " biased:P0,P1,..., trace:FILE.csv, adversarial",
     )
     p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
     p.add_argument(
