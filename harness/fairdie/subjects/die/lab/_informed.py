@@ -28,8 +28,9 @@ from an erased chip (seeds 1 and 2): a set started from 4095 pools empties
 after about 5-6 faces of live noise, and a survivor's vote is a worse guess
 than the table's, so the guess rate is 0.304 at LOCK 3 (seed 1), 0.324 at
 6, 0.3289 at 8, 0.3292 at 10 and 12 and 0.3293 with no filter (seed 2); a
-deterministic die met in use is followed from the LOCK-th face after its
-table is known (the 10th face at LOCK 10). Its cost, measured: about 3 s
+deterministic die met in use is followed from the LOCK-th face after a
+restart holds its table (measured over 40 states drawn from the steady
+state: it guesses every face from the 8th-45th on, median the 17th). Its cost, measured: about 3 s
 for 100 000 faces, from an erased chip or in use.
 
 For the seed's rule (:class:`SeedPlayer`) the counters follow from the

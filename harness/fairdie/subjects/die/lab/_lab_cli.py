@@ -235,6 +235,8 @@ def _rate(x: float | None) -> str:
 def _chi2_words(out: dict[str, Any]) -> list[str]:
     """The chi-square test both ways, in words."""
     shown = sum(out["counts"])
+    if not shown:
+        return ["chi-square: no press showed a face"]
     lines = [
         f"chi-square {out['chi2']:.4g} ({len(out['counts']) - 1} df) over the {shown} presses"
         " that showed a face:",
@@ -273,7 +275,7 @@ def _campaign_text(out: dict[str, Any], presses: int, seed: int, matters: bool) 
             f"{name:<14}{m['spread']:>7}{m['worst_spread']:>7}{m['longest_absence']:>8}"
             f"{m['entropy']:>9.3f}{m['guess_rate']:>7.3f}"
             f"{_rate(m['guess_rate_informed']):>9}{_rate(m['guess_rate_informed_in_use']):>8}"
-            f"{m['guess_rate_blind']:>7.3f}"
+            f"{_rate(m['guess_rate_blind']):>7}"
         )
     lines.extend(
         textwrap.wrap(

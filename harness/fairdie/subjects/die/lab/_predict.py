@@ -143,13 +143,16 @@ class Tally:
     spread_curve: tuple[int, ...]
     guess_curve: tuple[float, ...]
     chi2: float = 0.0  #: the statistic, sum of (count - expected)^2 / expected
-    #: P(X <= chi-square): small when the counts are too even for independent rolls
-    chi2_p_even: float = 1.0
+    #: P(X <= chi-square): small when the counts are too even for independent
+    #: rolls (None: no faces)
+    chi2_p_even: float | None = None
     #: the firmware-aware player's guess rate from the erased start, and for a
-    #: die met in use (None: no such player for this rule; ``notes`` says why)
+    #: die met in use (None: no faces, or no such player for this rule: ``notes``
+    #: says which)
     guess_rate_informed: float | None = None
     guess_rate_informed_in_use: float | None = None
-    guess_rate_blind: float = 0.0  #: the player who knows nothing of the firmware
+    #: the player who knows nothing of the firmware (None: no faces)
+    guess_rate_blind: float | None = None
     notes: tuple[str, ...] = ()  #: why a figure is missing
 
     @property
@@ -171,7 +174,7 @@ class Tally:
             "guess_rate": round(self.guess_rate, 4),
             "guess_rate_informed": rate(self.guess_rate_informed),
             "guess_rate_informed_in_use": rate(self.guess_rate_informed_in_use),
-            "guess_rate_blind": round(self.guess_rate_blind, 4),
+            "guess_rate_blind": rate(self.guess_rate_blind),
             "chi2": round(self.chi2, 6),
             "chi2_p_uneven": self.chi2_p,
             "chi2_p_even": self.chi2_p_even,
@@ -181,7 +184,7 @@ class Tally:
 def _informed_rate(
     faces: Sequence[int], model: DieModel | str | None, in_use: bool, notes: list[str]
 ) -> float | None:
-    if model is None:
+    if model is None or not faces:
         return None
     try:
         player = informed_player(model, in_use=in_use)
@@ -189,7 +192,7 @@ def _informed_rate(
         notes.append(f"{'in use' if in_use else 'informed'}: {e}")
         return None
     hits = guess_hits(player, faces)
-    return sum(hits) / len(hits) if hits else 0.0
+    return sum(hits) / len(hits)
 
 
 def tally(faces: Sequence[int], start: System, *, model: DieModel | str | None = None) -> Tally:
@@ -233,9 +236,9 @@ def tally(faces: Sequence[int], start: System, *, model: DieModel | str | None =
         spread_curve=tuple(spread_curve),
         guess_curve=tuple(guess_curve),
         chi2=chi2,
-        chi2_p_even=chi2_cdf(chi2, n - 1) if total else 1.0,
+        chi2_p_even=chi2_cdf(chi2, n - 1) if total else None,
         guess_rate_informed=_informed_rate(faces, model, False, notes),
         guess_rate_informed_in_use=_informed_rate(faces, model, True, notes),
-        guess_rate_blind=float(blind.mean()) if total else 0.0,
+        guess_rate_blind=float(blind.mean()) if total else None,
         notes=tuple(notes),
     )
