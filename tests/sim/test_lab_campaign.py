@@ -111,6 +111,37 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
 
 
+def test_cli_campaign_reports_every_player_and_both_tails() -> None:
+    r = _cli("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["model"] == "fair" and out["health_failures"] == 0 and out["notes"] == []
+    for key in ("guess_rate", "guess_rate_informed", "guess_rate_informed_in_use"):
+        assert 0.2 <= out[key] <= 0.45, (key, out)  # the rule's level, about 0.33
+    assert 0.05 <= out["guess_rate_blind"] <= 0.3, out
+    # 300 faces within 3 of each other: far too even for independent rolls
+    assert out["chi2_p"] == out["chi2_p_uneven"] > 0.9 and out["chi2_p_even"] < 0.05, out
+    for name, ref in out["reference"].items():
+        assert ref["guess_rate_informed"] is None and 0 <= ref["guess_rate_blind"] <= 1, name
+    human = _cli("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2")
+    assert human.returncode == 0, human.stderr
+    assert f"too even?   p = {out['chi2_p_even']:.3g}" in human.stdout
+    assert "by design" in human.stdout and "informed" in human.stdout
+
+
+@pytest.mark.parametrize("noise", ["dead", "weak:2"])
+def test_a_campaign_under_a_failing_pin_scores_only_the_faces_shown(noise: str) -> None:
+    r = run_campaign(Campaign(60, noise, seed=5))
+    out = r.as_json()
+    shown = 60 - r.health_failures
+    assert sum(out["counts"]) == shown and r.faces.count(7) == r.health_failures
+    if shown == 0:  # nothing to guess: no figure, rather than a rate of 0
+        assert out["guess_rate_informed"] is None and out["guess_rate_blind"] is None
+        assert out["chi2_p_even"] is None
+    else:
+        assert out["guess_rate_informed"] is not None and out["guess_rate_blind"] is not None
+
+
 @pytest.mark.parametrize(
     "args",
     [

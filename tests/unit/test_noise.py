@@ -20,6 +20,7 @@ from fairdie.noise import (
     NOISE_NAMES,
     Biased,
     Codes,
+    Dead,
     Floating,
     Hum,
     NoiseModel,
@@ -27,6 +28,7 @@ from fairdie.noise import (
     Stuck,
     Trace,
     Uniform,
+    Weak,
     code_for_mv,
     mv_for_code,
     parse_noise,
@@ -126,10 +128,12 @@ MODELS: dict[str, Build] = {
     "uniform": lambda seed, _: Uniform(seed),
     "hum": lambda seed, _: Hum(50, seed),
     "biased": lambda seed, _: Biased([1, 0, 3, 6, 2], seed),
+    "weak": lambda seed, _: Weak(3, seed),
     "stuck": lambda seed, _: Stuck(1500),
+    "dead": lambda seed, _: Dead(seed),
     "trace": lambda seed, tmp_path: Trace(_recording(tmp_path)),
 }
-SEEDED = ("floating", "uniform", "hum", "biased")
+SEEDED = ("floating", "uniform", "hum", "biased", "weak")
 
 
 def _press(model: SeekableNoise, press: int, n: int = 16, channel: int = 2) -> list[float]:
@@ -213,6 +217,7 @@ def test_seek_rejects_a_bad_press(kind: str, press: int, tmp_path: Path) -> None
 def test_models_are_seekable_noise() -> None:
     assert isinstance(Floating(1), SeekableNoise)
     assert isinstance(Stuck(1), SeekableNoise)
+    assert isinstance(Weak(10, 1), SeekableNoise) and isinstance(Dead(1), SeekableNoise)
     assert not isinstance(Codes([1]), SeekableNoise)  # a stream: a test's exact control
 
 
@@ -360,6 +365,68 @@ def test_stuck() -> None:
         Stuck(-1)
     with pytest.raises(ValueError, match="mv"):
         Stuck(math.nan)
+
+
+# ---- weak and dead ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ratio", [1, 10, 50])
+def test_weak_reads_its_rest_and_the_code_above_by_ratio(ratio: int) -> None:
+    m = Weak(ratio, 4)
+    rest = m.rest(2)
+    codes = Counter(c for k in range(400) for c in _codes_of(m, k, 50))
+    assert set(codes) == {rest, rest + 1}
+    n = sum(codes.values())
+    p_up = 1 / (ratio + 1)
+    se = math.sqrt(p_up * (1 - p_up) / n)
+    assert abs(codes[rest + 1] / n - p_up) < 5 * se, codes
+
+
+def _codes_of(model: SeekableNoise, press: int, n: int, vcc: int = 3000) -> list[int]:
+    return [code_for_mv(round(v), vcc) for v in _press(model, press, n=n)]
+
+
+def test_weak_rests_away_from_the_rails_at_a_seeded_code() -> None:
+    rests = [Weak(10, seed).rest(0) for seed in range(300)]
+    assert all(64 <= r <= 1023 - 65 for r in rests)
+    assert len(set(rests)) > 200  # spread over the codes (300 draws from 895: 255 expected)
+    assert Weak(10, 5).rest(0) == Weak(50, 5).rest(0) != Weak(10, 6).rest(0)
+    m = Weak(10, 5)
+    assert m.rest(0) != m.rest(1)  # each channel rests at its own code
+    # the rest is a code whatever the supply: both codes read back exactly
+    for vcc in (1100, 3300, 5000):
+        w = Weak(1, 5, vcc)
+        assert set(_codes_of(w, 0, 200, vcc)) == {w.rest(2), w.rest(2) + 1}
+
+
+@pytest.mark.parametrize("ratio", [0.5, 0, -3, math.nan, math.inf, True])
+def test_weak_rejects_a_bad_ratio(ratio: float) -> None:
+    with pytest.raises(ValueError, match="ratio must be a finite number >= 1"):
+        Weak(ratio, 0)
+
+
+def test_dead_reads_one_code_at_every_conversion_and_press() -> None:
+    m = Dead(9)
+    code = m.code(2)
+    seen = {c for k in (0, 1, 77, 5000) for c in _codes_of(m, k, 300)}
+    assert seen == {code}
+    assert Dead(9).code(2) == code  # drawn from the seed alone
+
+
+def test_dead_codes_differ_by_seed_and_reach_the_rails() -> None:
+    codes = [Dead(seed).code(0) for seed in range(400)]
+    near = [c for c in codes if c <= 3 or c >= 1020]
+    assert 0.15 < len(near) / len(codes) < 0.35  # a quarter of the seeds, by design
+    assert {0, 1023} <= set(near)
+    middle = [c for c in codes if 3 < c < 1020]
+    assert len(set(middle)) > 200 and min(middle) < 200 and max(middle) > 800
+
+
+def test_dead_rejects_a_bad_supply_and_press() -> None:
+    with pytest.raises(ValueError, match="vcc_mv"):
+        Dead(0, 0)
+    with pytest.raises(ValueError, match="press"):
+        Dead(0).seek(-1)
 
 
 # ---- hum ------------------------------------------------------------------------------------
@@ -546,6 +613,8 @@ def test_noise_names_list_every_form() -> None:
         "stuck:MILLIVOLTS",
         "rail-low",
         "rail-high",
+        "dead",
+        "weak:RATIO",
         "hum:HZ",
         "biased:P0,P1,...",
         "trace:FILE.csv",
@@ -568,6 +637,10 @@ def test_parse_noise_names(tmp_path: Path) -> None:
     assert isinstance(h, Hum) and h.hz == 60
     assert isinstance(h := parse_noise("hum: 59.94 Hz", seed=0, vcc_mv=3000), Hum)
     assert h.hz == 59.94
+    w = parse_noise("WEAK: 12.5", seed=4, vcc_mv=3000)
+    assert isinstance(w, Weak) and w.ratio == 12.5 and w.rest(0) == Weak(12.5, 4).rest(0)
+    d = parse_noise("dead", seed=4, vcc_mv=3300)
+    assert isinstance(d, Dead) and d(0) == Dead(4, 3300)(0)
     b = parse_noise("biased: 1, 0,2.5", seed=0, vcc_mv=3000)
     assert isinstance(b, Biased) and b.weights == (1, 0, 2.5)
     path = _write(tmp_path, "mv\n7\n", name="Pin Recording.CSV")
@@ -576,14 +649,15 @@ def test_parse_noise_names(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "spec", ["floating", "uniform", "hum:50", "biased:1,2,3", "stuck:5", "rail-high"]
+    "spec",
+    ["floating", "uniform", "hum:50", "biased:1,2,3", "weak:3", "dead", "stuck:5", "rail-high"],
 )
 def test_parse_noise_uses_seed_and_vcc(spec: str) -> None:
     a = parse_noise(spec, seed=9, vcc_mv=5000)
     b = parse_noise(spec, seed=9, vcc_mv=5000)
     assert _press(a, 3, n=50) == _press(b, 3, n=50)
     assert all(0 <= v <= 5000 for v in _press(a, 4, n=50))
-    if spec in ("floating", "uniform", "hum:50", "biased:1,2,3"):
+    if spec in ("floating", "uniform", "hum:50", "biased:1,2,3", "weak:3", "dead"):
         c = parse_noise(spec, seed=10, vcc_mv=5000)
         assert _press(a, 3, n=50) != _press(c, 3, n=50)
     direct: dict[str, SeekableNoise] = {
@@ -600,9 +674,17 @@ def test_parse_noise_uses_seed_and_vcc(spec: str) -> None:
     [
         ("noisy", "unknown noise 'noisy': expected one of floating, uniform, stuck:MILLIVOLTS"),
         ("", "unknown noise ''"),
-        ("nope:3", "rail-low, rail-high, hum:HZ, biased:P0,P1,..., trace:FILE.csv"),
+        ("nope:3", "rail-low, rail-high, dead, weak:RATIO, hum:HZ, biased:P0,P1,..., trace:FILE"),
         ("floating:3", "floating takes no value"),
         ("rail-low:", "rail-low takes no value"),
+        ("dead:3", "dead takes no value"),
+        ("weak", "expected weak:RATIO"),
+        ("weak:", "expected weak:RATIO"),
+        ("weak:often", "expected weak:RATIO"),
+        ("weak:0.5", "'weak:0.5': the ratio 0.5 is not a finite number >= 1"),
+        ("weak:-2", "the ratio -2 is not a finite number >= 1"),
+        ("weak:nan", "the ratio nan is not a finite number >= 1"),
+        ("weak:inf", "the ratio inf is not a finite number >= 1"),
         ("adversarial", "adversarial noise needs the die's reference model: use `fairdie lab"),
         ("stuck", "expected stuck:MILLIVOLTS"),
         ("stuck:", "expected stuck:MILLIVOLTS"),

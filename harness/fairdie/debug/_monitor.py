@@ -28,8 +28,8 @@ monitor commands (fairdie debug):
   power on          power-on reset: PC 0, halted; `continue` runs the firmware
   power off         cut the power (an EEPROM write in flight is lost)
   noise SPEC        what the analog input reads from now on: floating,
-                    uniform, stuck:MV, rail-low, rail-high, hum:HZ,
-                    biased:P0,P1,..., trace:FILE.csv
+                    uniform, stuck:MV, rail-low, rail-high, dead,
+                    weak:RATIO, hum:HZ, biased:P0,P1,..., trace:FILE.csv
   status            power, cycle, PC, sleep and what the LEDs and displays show
   help              this text
 """

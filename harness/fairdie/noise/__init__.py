@@ -5,15 +5,17 @@ millivolts`` that the chip calls once per ADC conversion
 (``chip.set_adc(channel, model)``). A seekable one (:class:`SeekableNoise`)
 also has ``seek(press)``, which starts press number ``press`` so that its
 readings depend only on the seed and the press, never on earlier presses; a
-model that needs time has ``bind_clock(clock)``. Models:
-:class:`Floating` (a realistic floating pin: few codes, slow drift; the
-default), :class:`Uniform` (every code equally likely), :class:`Stuck` (a
-constant), :class:`Hum` (mains hum), :class:`Biased` (codes with given
-weights), :class:`Trace` (a recording replayed) and :class:`Codes` (exact
-ADC codes in turn, for tests). :func:`parse_noise` builds one from its CLI
-spec (:data:`NOISE_NAMES`). :func:`code_for_mv` and :func:`mv_for_code` are
-simavr's ADC transfer function and its inverse. Hypothesis strategies live
-in :mod:`fairdie.noise.strategies`.
+model that needs time has ``bind_clock(clock)``. Models: :class:`Floating`
+(a realistic floating pin: few codes, slow drift; the default),
+:class:`Uniform` (every code equally likely), :class:`Stuck` (a constant),
+:class:`Dead` (one code drawn from the seed, no noise at all), :class:`Weak`
+(a pin that rarely leaves its resting code), :class:`Hum` (mains hum),
+:class:`Biased` (codes with given weights), :class:`Trace` (a recording
+replayed) and :class:`Codes` (exact ADC codes in turn, for tests).
+:func:`parse_noise` builds one from its CLI spec (:data:`NOISE_NAMES`).
+:func:`code_for_mv` and :func:`mv_for_code` are simavr's ADC transfer
+function and its inverse. Hypothesis strategies live in
+:mod:`fairdie.noise.strategies`.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from fairdie.noise._adc import ADC_MAX, code_for_mv, mv_for_code, mv_table
 from fairdie.noise._models import (
     Biased,
     Codes,
+    Dead,
     Floating,
     Hum,
     Stuck,
     Uniform,
+    Weak,
 )
 from fairdie.noise._parse import DEFAULT_NOISE, NOISE_NAMES, parse_noise
 from fairdie.noise._seeded import NoiseModel, SeekableNoise
@@ -37,6 +41,7 @@ __all__ = [
     "NOISE_NAMES",
     "Biased",
     "Codes",
+    "Dead",
     "Floating",
     "Hum",
     "NoiseModel",
@@ -44,6 +49,7 @@ __all__ = [
     "Stuck",
     "Trace",
     "Uniform",
+    "Weak",
     "code_for_mv",
     "mv_for_code",
     "mv_table",

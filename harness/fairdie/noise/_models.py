@@ -16,10 +16,12 @@ __all__ = [
     "MAX_WEIGHTS",
     "Biased",
     "Codes",
+    "Dead",
     "Floating",
     "Hum",
     "Stuck",
     "Uniform",
+    "Weak",
 ]
 
 
@@ -277,6 +279,100 @@ class Stuck:
 
     def __repr__(self) -> str:
         return f"Stuck(mv={self.mv:g})"
+
+
+#: Where :class:`Weak` may rest: codes this far from either rail are not drawn.
+WEAK_MARGIN = 64
+
+
+class Weak(Seeded):
+    """A pin that rarely changes: a resting code, now and then the next one up.
+
+    Each conversion reads the resting code with weight ``ratio`` and the code
+    above it with weight 1, drawn independently (so ``ratio`` 1 is a fair
+    coin between two codes, whose low bits differ; ``ratio`` 50 reads the
+    upper code once in 51 conversions on average). The resting code is drawn
+    per seed and channel, uniformly from :data:`WEAK_MARGIN` ..
+    ``1023 - WEAK_MARGIN - 1``: away from the rails, so both codes are real
+    readings of a live but weak input (a high-impedance source, a pin that
+    barely leaks). Like :class:`Uniform` it returns the millivolts of the
+    drawn code. ``ratio``: a finite number >= 1.
+    """
+
+    kind = "weak"
+
+    def __init__(self, ratio: float, seed: int, vcc_mv: float = 3000) -> None:
+        super().__init__(seed, vcc_mv)
+        if isinstance(ratio, bool) or not (math.isfinite(ratio) and ratio >= 1):
+            raise ValueError(f"ratio must be a finite number >= 1, got {ratio!r}")
+        self.ratio = float(ratio)
+        self._upper = 1.0 / (self.ratio + 1.0)  # the chance of the code above
+        self._mv = mv_table(self.vcc_mv)
+        self._rests: dict[int, int] = {}
+
+    def rest(self, channel: int = 0) -> int:
+        """The code a channel rests at (the same at every press)."""
+        code = self._rests.get(channel)
+        if code is None:
+            rng = SplitMix(f"fairdie.noise.weak.rest:{self.seed}:{channel}")
+            span = ADC_MAX - 2 * WEAK_MARGIN  # rests WEAK_MARGIN .. ADC_MAX - WEAK_MARGIN - 1
+            code = self._rests[channel] = WEAK_MARGIN + rng.bits53() % span
+        return code
+
+    def __call__(self, channel: int) -> float:
+        up = self._stream(channel).rng.random() < self._upper
+        return self._mv[self.rest(channel) + up]
+
+    def __repr__(self) -> str:
+        return f"Weak({self.ratio:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
+
+
+#: The share of :class:`Dead` inputs that sit at or next to a rail, and how
+#: many codes from each rail count as next to it.
+DEAD_NEAR_RAIL = (0.25, 4)
+
+
+class Dead:
+    """A dead input: no analog noise at all, one code at every conversion.
+
+    Unlike :class:`Stuck` (a voltage the user names), the code is drawn once
+    per seed and channel: a quarter of the seeds sit at or next to a rail
+    (codes 0..3 or 1020..1023, equally likely: a pin shorted to a supply or
+    saturated), the rest anywhere in 0..1023 uniformly (a pin held by a
+    source with no noise). So a campaign over seeds exercises many codes,
+    the rails among them. It reads the same at every press: :meth:`seek`
+    only checks its argument. Returns the millivolts of the code.
+    """
+
+    def __init__(self, seed: int, vcc_mv: float = 3000) -> None:
+        self.seed = seed
+        self.vcc_mv = check_vcc(vcc_mv)
+        self._mv = mv_table(self.vcc_mv)
+        self._codes: dict[int, int] = {}
+
+    def code(self, channel: int = 0) -> int:
+        """The code a channel reads, at every conversion of every press."""
+        code = self._codes.get(channel)
+        if code is None:
+            rng = SplitMix(f"fairdie.noise.dead:{self.seed}:{channel}")
+            share, near = DEAD_NEAR_RAIL
+            if rng.random() < share:
+                n = rng.bits53() % (2 * near)
+                code = n if n < near else ADC_MAX - (n - near)
+            else:
+                code = rng.bits53() % (ADC_MAX + 1)
+            self._codes[channel] = code
+        return code
+
+    def __call__(self, channel: int) -> float:
+        return self._mv[self.code(channel)]
+
+    def seek(self, press: int) -> None:
+        """Start press ``press`` (checked, and otherwise the same as any)."""
+        check_press(press)
+
+    def __repr__(self) -> str:
+        return f"Dead(seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
 
 class Cycle:

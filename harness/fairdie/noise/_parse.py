@@ -8,10 +8,12 @@ from fairdie.noise._models import (
     HUM_HZ,
     MAX_WEIGHTS,
     Biased,
+    Dead,
     Floating,
     Hum,
     Stuck,
     Uniform,
+    Weak,
 )
 from fairdie.noise._seeded import SeekableNoise, check_vcc
 from fairdie.noise._trace import Trace
@@ -27,12 +29,14 @@ NOISE_NAMES = (
     "stuck:MILLIVOLTS",
     "rail-low",
     "rail-high",
+    "dead",
+    "weak:RATIO",
     "hum:HZ",
     "biased:P0,P1,...",
     "trace:FILE.csv",
     "adversarial",
 )
-_PLAIN = ("floating", "uniform", "rail-low", "rail-high", "adversarial")
+_PLAIN = ("floating", "uniform", "rail-low", "rail-high", "dead", "adversarial")
 
 
 def parse_noise(spec: str, *, seed: int, vcc_mv: float) -> SeekableNoise:
@@ -40,7 +44,8 @@ def parse_noise(spec: str, *, seed: int, vcc_mv: float) -> SeekableNoise:
 
     "floating" (:class:`Floating`), "uniform" (:class:`Uniform`),
     "stuck:MILLIVOLTS" (:class:`Stuck`, 0..vcc), "rail-low" and "rail-high"
-    (stuck at 0 and at vcc), "hum:HZ" (:class:`Hum`, 1..10000 Hz),
+    (stuck at 0 and at vcc), "dead" (:class:`Dead`: one code, drawn from the
+    seed), "weak:RATIO" (:class:`Weak`, RATIO >= 1), "hum:HZ" (:class:`Hum`, 1..10000 Hz),
     "biased:P0,P1,..." (:class:`Biased`) and "trace:FILE.csv"
     (:class:`Trace`). Raises ValueError with a one-line message for
     anything else, and for "adversarial", which needs the die's reference
@@ -59,6 +64,8 @@ def parse_noise(spec: str, *, seed: int, vcc_mv: float) -> SeekableNoise:
         return Stuck(0.0)
     if name == "rail-high":
         return Stuck(vcc)
+    if name == "dead":
+        return Dead(seed, vcc)
     if name == "adversarial":
         raise ValueError(
             "adversarial noise needs the die's reference model: use `fairdie lab campaign`"
@@ -69,6 +76,11 @@ def parse_noise(spec: str, *, seed: int, vcc_mv: float) -> SeekableNoise:
         if not (math.isfinite(mv) and 0 <= mv <= vcc):
             raise ValueError(f"bad noise {spec!r}: {text} mV is outside 0..{vcc:g} mV")
         return Stuck(mv)
+    if name == "weak":
+        ratio = _number(spec, value, "weak:RATIO (RATIO >= 1), e.g. weak:10")
+        if not (math.isfinite(ratio) and ratio >= 1):
+            raise ValueError(f"bad noise {spec!r}: the ratio {value} is not a finite number >= 1")
+        return Weak(ratio, seed, vcc)
     if name == "hum":
         text = value.lower().removesuffix("hz").strip()
         hz = _number(spec, text, "hum:HZ, e.g. hum:50")

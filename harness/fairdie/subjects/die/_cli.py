@@ -90,7 +90,8 @@ def _add_die_options(p: argparse.ArgumentParser) -> None:
         type=_name,
         default=None,
         metavar="MODEL",
-        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS",
+        help="floating (default, when the board has an analog input), uniform, stuck:MILLIVOLTS,"
+        " rail-low, rail-high, dead, weak:RATIO, hum:HZ, biased:P0,P1,..., trace:FILE.csv",
     )
     p.add_argument(
         "--button",

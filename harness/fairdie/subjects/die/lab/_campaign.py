@@ -363,7 +363,8 @@ class CampaignResult:
             "counts": list(t.counts),
             "health_failures": self.health_failures,
             **t.as_json(),
-            "chi2_p": t.chi2_p,
+            "chi2_p": t.chi2_p,  # chi2_p_uneven's old name
+            "notes": list(t.notes),
             "presses_per_s": round(self.presses_per_s, 1),
             "shards": self.shards,
             "seconds": round(self.seconds, 2),
@@ -436,7 +437,7 @@ def run_campaign(
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
     start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
-    t = tally([f - 1 for f in faces if f != FAULT], start)
+    t = tally([f - 1 for f in faces if f != FAULT], start, model=model)
     seconds = time.perf_counter() - t0
     name = model.name if model else None
     return CampaignResult(c, name, t, len(shards), seconds, emulated, bytes(faces), timing)

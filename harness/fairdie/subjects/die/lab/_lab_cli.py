@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from dataclasses import replace
 from typing import Any
 
@@ -147,7 +148,9 @@ def _campaign_parser() -> Parser:
     p.add_argument("--presses", type=int_in(1, _MAX_PRESSES), required=True, help="N presses")
     p.add_argument(
         "--noise",
-        help="noise model (default floating; none for a die with no analog input)",
+        help="noise model (default floating; none for a die with no analog input): floating,"
+        " uniform, stuck:MILLIVOLTS, rail-low, rail-high, dead, weak:RATIO, hum:HZ,"
+        " biased:P0,P1,..., trace:FILE.csv, adversarial",
     )
     p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
     p.add_argument(
@@ -221,25 +224,75 @@ def campaign_main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
     else:
-        rows = [("firmware", out), *out["reference"].items()]
-        pressed = f", timing {out['timing']}" if out["timing"] else ""
-        print(
-            f"{args.presses} presses, noise {out['noise'] or 'none'}{pressed}, seed {args.seed}:"
-            f" counts {out['counts']}, chi2 p {out['chi2_p']:.3g},"
-            f" {out['presses_per_s']:.0f} presses/s"
-        )
-        if not matters:
-            print(
-                f"note: these faces do not depend on --seed (seed {args.seed ^ 1} rolls the same)"
-            )
-        print(f"{'system':<14}{'spread':>7}{'worst':>7}{'absence':>8}{'entropy':>9}{'guess':>7}")
-        for name, m in rows:
-            print(
-                f"{name:<14}{m['spread']:>7}{m['worst_spread']:>7}{m['longest_absence']:>8}"
-                f"{m['entropy']:>9.3f}{m['guess_rate']:>7.3f}"
-            )
-        print(f"replay: {out['replay']}")
+        print("\n".join(_campaign_text(out, args.presses, args.seed, matters)))
     return 0
+
+
+def _rate(x: float | None) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _chi2_words(out: dict[str, Any]) -> list[str]:
+    """The chi-square test both ways, in words."""
+    shown = sum(out["counts"])
+    if not shown:
+        return ["chi-square: no press showed a face"]
+    lines = [
+        f"chi-square {out['chi2']:.4g} ({len(out['counts']) - 1} df) over the {shown} presses"
+        " that showed a face:",
+        f"  too uneven? p = {out['chi2_p_uneven']:.3g}: the chance that a fair die's counts"
+        " are at least this uneven (small: biased)",
+        f"  too even?   p = {out['chi2_p_even']:.3g}: the chance that independent fair rolls"
+        " are at least this even (small: each roll depends on the last ones)",
+    ]
+    if out["chi2_p_even"] < 0.01:
+        why = (
+            "the fair rule keeps every face within 3 of the others by design, so this is"
+            " expected, not a pass"
+            if out["model"] == "fair"
+            else "the rule evens its counts"
+        )
+        lines.append(f"  these counts are too even for chance: {why}")
+    return lines
+
+
+def _campaign_text(out: dict[str, Any], presses: int, seed: int, matters: bool) -> list[str]:
+    rows = [("firmware", out), *out["reference"].items()]
+    pressed = f", timing {out['timing']}" if out["timing"] else ""
+    lines = [
+        f"{presses} presses, noise {out['noise'] or 'none'}{pressed}, seed {seed}:"
+        f" counts {out['counts']}, {out['health_failures']} health failures,"
+        f" {out['presses_per_s']:.0f} presses/s"
+    ]
+    if not matters:
+        lines.append(f"note: these faces do not depend on --seed (seed {seed ^ 1} rolls the same)")
+    lines.append(
+        f"{'system':<14}{'spread':>7}{'worst':>7}{'absence':>8}{'entropy':>9}{'guess':>7}"
+        f"{'informed':>9}{'in use':>8}{'blind':>7}"
+    )
+    for name, m in rows:
+        lines.append(
+            f"{name:<14}{m['spread']:>7}{m['worst_spread']:>7}{m['longest_absence']:>8}"
+            f"{m['entropy']:>9.3f}{m['guess_rate']:>7.3f}"
+            f"{_rate(m['guess_rate_informed']):>9}{_rate(m['guess_rate_informed_in_use']):>8}"
+            f"{_rate(m['guess_rate_blind']):>7}"
+        )
+    lines.extend(
+        textwrap.wrap(
+            "guess rates: guess, a player who follows the table from the faces; informed,"
+            " one who knows the firmware and the erased start and tracks the hidden pool;"
+            " in use, the same meeting the die in use (its table from the rule's steady"
+            " state); blind, one who knows nothing of the firmware (context models over the"
+            " last faces)",
+            100,
+        )
+    )
+    if out["model"] is None:
+        lines.append("informed: - (this firmware has no reference model to know)")
+    lines.extend(f"{note}" for note in out["notes"])
+    lines.extend(_chi2_words(out))
+    lines.append(f"replay: {out['replay']}")
+    return lines
 
 
 def lab_main(argv: list[str]) -> int:
