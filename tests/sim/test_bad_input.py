@@ -529,7 +529,7 @@ HUGE = "9" * 30
             ["lab", "campaign", "--presses", "3", "--scheduler", "tcp://host:0"],
             "argument --scheduler: ",
         ),
-        (["lab", "frobnicate"], "expected search or campaign"),
+        (["lab", "frobnicate"], "expected search, rule or campaign"),
     ],
 )
 def test_bad_option_value(capsys, argv, message):

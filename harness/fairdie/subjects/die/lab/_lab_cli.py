@@ -1,10 +1,17 @@
-"""``fairdie lab search``: the parameter search of specs/randomness-systems.md from the shell.
+"""``fairdie lab search|rule|campaign``: the fairness lab from the shell.
 
-    fairdie lab search --values N --samples T --entropy E [--simulate MATCHES] [--seed S] [--json]
+    fairdie lab search --values N --samples T --entropy E [--simulate MATCHES] [--seed S]
+                       [--in-use] [--json]
+    fairdie lab rule [--weights 8,3,1,0] [--values 6] [--samples 25] [--start erased|in-use]
+                     [--json]
 
-With ``--json`` it prints :func:`fairdie.subjects.die.lab.search`'s dict; otherwise a small
-table. Bad input is one line ``fairdie lab search: error: ...`` on stderr and
-exit status 2.
+``search`` is the parameter search of specs/randomness-systems.md; with
+``--json`` it prints :func:`fairdie.subjects.die.lab.search`'s dict, otherwise a
+small table; ``--in-use`` adds each system's measures over a match that starts
+from a die in use (:mod:`._steady`; decks: none). ``rule`` sets a weighted
+window (the firmware's weights by default) beside the dynamic dice of its own
+entropy, from an erased die and from a die in use (:mod:`._compare`). Bad input
+is one line ``fairdie lab ...: error: ...`` on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ from fairdie._cmdline import (
 from fairdie.subjects.die._cli import add_target_options
 from fairdie.subjects.die.lab._search import search
 
-__all__ = ["campaign_main", "lab_main", "search_main"]
+__all__ = ["campaign_main", "lab_main", "rule_main", "search_main"]
 
 PROG = "fairdie lab search"
 # Upper bounds: what runs in hours at most, not years (or out of memory); an
@@ -75,6 +82,11 @@ def _parser() -> Parser:
         help="simulate this many matches per candidate instead of computing exactly",
     )
     p.add_argument("--seed", type=_search_seed, default=0, help="simulation seed (default 0)")
+    p.add_argument(
+        "--in-use",
+        action="store_true",
+        help="also measure a match that starts from a die in use (its steady state); exact",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -100,21 +112,67 @@ def _row(name: str, entry: dict[str, Any] | None, params: str) -> str:
     return f"{name:<17} {params:<12} {cells}"
 
 
+def _in_use_row(name: str, entry: dict[str, Any] | None) -> str:
+    if entry is None:
+        return f"{name:<17} {'-':<12} no candidate reaches the threshold"
+    used = entry.get("in_use")
+    if used is None:
+        return f"{name:<17} {'-':<12} no steady state computed (decks keep more than offsets)"
+    return (
+        f"{name:<17} {'':<12} {used['entropy']:>8.4f} {used['variance']:>9.4f}"
+        f"   guess {used['guess_rate']:.4f}"
+    )
+
+
 def _table(result: dict[str, Any]) -> str:
     how = "exact" if result["method"] == "exact" else f"{result['matches']} simulated matches"
     gd = result["generalized_deck"]
     dd = result["dynamic_dice"]
-    return "\n".join(
-        [
-            f"n = {result['values']}, T = {result['samples']}, "
-            f"entropy >= {result['entropy_threshold']:g} ({how})",
-            f"{'system':<17} {'parameters':<12} {'entropy':>8} {'variance':>9}",
-            _row("dice", result["dice"], ""),
-            _row("deck", result["deck"], ""),
-            _row("generalized deck", gd, "" if gd is None else f"s={gd['s']} r={gd['r']}"),
-            _row("dynamic dice", dd, "" if dd is None else f"d={dd['d']:g}"),
+    lines = [
+        f"n = {result['values']}, T = {result['samples']}, "
+        f"entropy >= {result['entropy_threshold']:g} ({how})",
+        f"{'system':<17} {'parameters':<12} {'entropy':>8} {'variance':>9}",
+        _row("dice", result["dice"], ""),
+        _row("deck", result["deck"], ""),
+        _row("generalized deck", gd, "" if gd is None else f"s={gd['s']} r={gd['r']}"),
+        _row("dynamic dice", dd, "" if dd is None else f"d={dd['d']:g}"),
+    ]
+    if "in_use" in result["dice"]:
+        lines.append("from a die in use (a match from its steady state, exact):")
+        lines += [
+            _in_use_row(name, result[key])
+            for name, key in (
+                ("dice", "dice"),
+                ("deck", "deck"),
+                ("generalized deck", "generalized_deck"),
+                ("dynamic dice", "dynamic_dice"),
+            )
         ]
-    )
+    return "\n".join(lines)
+
+
+def _add_in_use(result: dict[str, Any]) -> None:
+    """Each system's measures from a die in use, in place: dice and dynamic dice
+    (``None`` for the decks, and for a system the search did not find)."""
+    from fairdie.subjects.die.lab._steady import in_use
+    from fairdie.subjects.die.lab._systems import Dice, DynamicDice
+
+    n, t = result["values"], result["samples"]
+    dd = result["dynamic_dice"]
+    for key, system in (
+        ("dice", Dice(n)),
+        ("dynamic_dice", None if dd is None else DynamicDice(n, dd["d"])),
+    ):
+        if system is not None:
+            m = in_use(system, t)
+            result[key]["in_use"] = {
+                "entropy": m.entropy,
+                "variance": m.variance,
+                "guess_rate": m.guess_rate,
+            }
+    for key in ("deck", "generalized_deck"):
+        if result[key] is not None:
+            result[key]["in_use"] = None
 
 
 def search_main(argv: list[str]) -> int:
@@ -129,10 +187,92 @@ def search_main(argv: list[str]) -> int:
         simulate_matches=args.simulate,
         seed=args.seed,
     )
+    if args.in_use:
+        _add_in_use(result)
     if args.json:
         print(json.dumps(result, indent=2, allow_nan=False))
     else:
         print(_table(result))
+    return 0
+
+
+RULE = "fairdie lab rule"
+
+
+def _weights(text: str) -> tuple[int, ...]:
+    """Weights by offset 0, 1, ...: whole numbers 0..255, the first positive."""
+    try:
+        w = tuple(int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not whole numbers: {text!r}") from None
+    if not w or w[0] < 1 or any(not 0 <= x <= 255 for x in w) or len(w) > 16:
+        raise argparse.ArgumentTypeError(
+            f"weights are 1..16 numbers 0..255, the first positive: {text!r}"
+        )
+    return w
+
+
+def _rule_parser() -> Parser:
+    from fairdie.subjects.die._fair import WEIGHTS
+
+    p = Parser(
+        prog=RULE,
+        description="A weighted-window rule (a face's weight by its offset above the"
+        " least-counted face) beside the dynamic dice of its own entropy, exact: from an"
+        " erased die and from a die in use. Margin = dynamic dice's variance - the rule's.",
+    )
+    p.add_argument(
+        "--weights",
+        type=_weights,
+        default=WEIGHTS,
+        metavar="W0,W1,...",
+        help=f"weight by offset 0, 1, ... (default the firmware's {','.join(map(str, WEIGHTS))})",
+    )
+    p.add_argument("--values", type=int_in(2, 12), default=6, help="n, values 1..n (default 6)")
+    p.add_argument(
+        "--samples", type=int_in(1, 200), default=25, help="T, draws per match (default 25)"
+    )
+    p.add_argument(
+        "--start",
+        choices=("erased", "in-use"),
+        action="append",
+        help="the match starts erased or from a die in use (default both)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+def rule_main(argv: list[str]) -> int:
+    """Run ``fairdie lab rule`` with ``argv``; the exit status."""
+    from fairdie.subjects.die.lab._compare import STARTS, compare
+
+    args = parse(_rule_parser(), argv)
+    if isinstance(args, int):
+        return args
+    starts = STARTS if not args.start else tuple(s.replace("-", "_") for s in args.start)
+    result = compare(args.weights, args.values, args.samples, starts)
+    out: dict[str, Any] = {
+        "weights": list(args.weights),
+        "values": args.values,
+        "samples": args.samples,
+        **{start: c.as_json() for start, c in result.items()},
+    }
+    if args.json:
+        print(json.dumps(out, indent=2, allow_nan=False))
+        return 0
+    w = ",".join(map(str, args.weights))
+    print(f"weights {w}, n = {args.values}, T = {args.samples} (exact)")
+    print(f"{'start':<8} {'system':<18} {'entropy':>10} {'variance':>10} {'guess':>8}")
+    for start, c in result.items():
+        label = start.replace("_", " ")
+        r, dd = c.rule, c.dynamic_dice
+        print(
+            f"{label:<8} {'rule':<18} {r.entropy:>10.6f} {r.variance:>10.6f} {r.guess_rate:>8.4f}"
+        )
+        name = f"dynamic d={c.d:.6f}"
+        print(f"{'':<8} {name:<18} {dd.entropy:>10.6f} {dd.variance:>10.6f} {dd.guess_rate:>8.4f}")
+        verdict = "the rule is fairer" if c.margin > 0 else "dynamic dice are fairer"
+        print(f"{'':<8} margin {c.margin:+.6f}: {verdict} at equal entropy")
     return 0
 
 
@@ -297,14 +437,15 @@ def _campaign_text(out: dict[str, Any], presses: int, seed: int, matters: bool) 
 
 def lab_main(argv: list[str]) -> int:
     """``fairdie lab search|campaign ...``."""
-    commands = {"search": search_main, "campaign": campaign_main}
+    commands = {"search": search_main, "rule": rule_main, "campaign": campaign_main}
     if argv[:1] in (["-h"], ["--help"]):
-        print("usage: fairdie lab {search,campaign} ... (fairdie lab search --help, ...)")
+        print("usage: fairdie lab {search,rule,campaign} ... (fairdie lab search --help, ...)")
         print("  search    the spec's parameter search for a fair rule")
+        print("  rule      a weighted-window rule against dynamic dice at its own entropy")
         print("  campaign  press the die under noise models; fairness measures and plots")
         return 0
     if not argv or argv[0] not in commands:
         got = repr(argv[0]) if argv else "nothing"
-        print(f"fairdie lab: error: expected search or campaign, got {got}", file=sys.stderr)
+        print(f"fairdie lab: error: expected search, rule or campaign, got {got}", file=sys.stderr)
         return 2
     return commands[argv[0]](argv[1:])

@@ -14,10 +14,14 @@ For a match of ``samples`` draws from a fresh system:
 - ``spread_mean`` and ``spread_worst``: the mean and the largest (over all
   reachable outcomes when exact, over the matches when simulated) of
   ``max(dev) - min(dev)`` with ``dev[i] = counts[i] - base[i] * samples``,
-  which is max count minus min count for the uniform base.
+  which is max count minus min count for the uniform base;
+- ``guess_rate``: the probability of the likeliest value before each draw,
+  averaged like the entropy: how often a player who knows the state (the
+  rule and every count) names the next value by guessing the likeliest.
 
 :func:`exact` computes them by dynamic programming over the system's canonical
-states; :func:`simulate` plays seeded matches and also gives the standard
+states (:func:`exact_from`: from a distribution over starting states);
+:func:`simulate` plays seeded matches and also gives the standard
 errors of the entropy and the variance.
 """
 
@@ -31,7 +35,7 @@ from dataclasses import dataclass
 
 from fairdie.subjects.die.lab._systems import System
 
-__all__ = ["Measures", "exact", "run", "simulate"]
+__all__ = ["Measures", "exact", "exact_from", "run", "simulate"]
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class Measures:
     spread_worst: float
     entropy_se: float | None = None
     variance_se: float | None = None
+    guess_rate: float | None = None
 
 
 def _entropy(probs: Sequence[float]) -> float:
@@ -99,9 +104,26 @@ def exact(system: System, samples: int) -> Measures:
     per key (:meth:`System.key_after` finds the key of each outcome). Floating
     point throughout.
     """
+    return exact_from([(1.0, system)], samples)
+
+
+def exact_from(starts: Sequence[tuple[float, System]], samples: int) -> Measures:
+    """The exact measures of a match of ``samples`` draws whose first state is
+    drawn from ``starts`` (probability, state; the probabilities sum to 1, the
+    states are of one system and share its base), as :func:`exact`."""
     _check_samples(samples)
-    layer = {system.key(): _Reached(1.0, system, None)}
+    if not starts:
+        raise ValueError("starts must hold at least one state")
+    base = starts[0][1].base
+    layer: dict[Hashable, _Reached] = {}
+    for p, start in starts:
+        seen = layer.get(start.key())
+        if seen is None:
+            layer[start.key()] = _Reached(p, start, None)
+        else:
+            seen.mass += p
     entropy_terms: list[float] = []
+    guess_terms: list[float] = []
     for _ in range(samples):
         nxt: dict[Hashable, _Reached] = {}
         for reached in layer.values():
@@ -109,6 +131,7 @@ def exact(system: System, samples: int) -> Measures:
             p = reached.mass
             probs = state.probs()
             entropy_terms.append(p * _entropy(probs))
+            guess_terms.append(p * max(probs))
             for outcome, q in enumerate(probs):
                 if q > 0.0:
                     key = state.key_after(outcome)
@@ -121,10 +144,11 @@ def exact(system: System, samples: int) -> Measures:
     finals = [(r.mass, r.state()) for r in layer.values()]
     spreads = [_spread(s, samples) for _, s in finals]
     return Measures(
-        entropy=math.fsum(entropy_terms) / samples / _entropy(system.base),
+        entropy=math.fsum(entropy_terms) / samples / _entropy(base),
         variance=math.fsum(p * _variance(s, samples) for p, s in finals),
         spread_mean=math.fsum(p * x for (p, _), x in zip(finals, spreads, strict=True)),
         spread_worst=max(spreads),
+        guess_rate=math.fsum(guess_terms) / samples,
     )
 
 
@@ -152,12 +176,14 @@ def simulate(system: System, samples: int, matches: int, seed: int) -> Measures:
     entropies: list[float] = []
     variances: list[float] = []
     spreads: list[float] = []
+    guesses: list[float] = []
     for _ in range(matches):
         state = system
         h = 0.0
         for _ in range(samples):
             probs = state.probs()
             h += _entropy(probs)
+            guesses.append(max(probs))
             state = state.after(_draw(rng, probs))
         entropies.append(h / samples / h0)
         variances.append(_variance(state, samples))
@@ -170,6 +196,7 @@ def simulate(system: System, samples: int, matches: int, seed: int) -> Measures:
         spread_worst=max(spreads),
         entropy_se=statistics.stdev(entropies) / root,
         variance_se=statistics.stdev(variances) / root,
+        guess_rate=statistics.fmean(guesses),
     )
 
 
