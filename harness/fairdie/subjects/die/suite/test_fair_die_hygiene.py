@@ -227,7 +227,7 @@ def check_writes_only_changes(die: Die, image: bytes, codes: Sequence[int], hold
     writes one record: one slot, seq byte first and gate last."""
     chip = die.chip
     model = model_of(die)
-    _, after = model.press(image, codes)
+    face, after = model.press(image, codes)
     roll, clear = writes(image, after), writes(after, model.cleared(after))
     known = clear_is_known(model, image, after)
     if not known:  # then the clear's writes are checked as a record, not byte for byte
@@ -260,7 +260,8 @@ def check_writes_only_changes(die: Die, image: bytes, codes: Sequence[int], hold
         expect[address] = new
     assert chip.eeprom == bytes(expect), f"EEPROM holds {chip.eeprom.hex()}; {context}"
     if model.name == "fair":
-        check_one_record(rolled, complete=len(rolled) == len(roll), context=context)
+        if face is not None:  # a press whose noise failed the health tests saves nothing
+            check_one_record(rolled, complete=len(rolled) == len(roll), context=context)
         done_clearing = len(cleared) == len(clear) if known else hold >= CLEAR_DONE_S
         check_one_record(cleared, complete=done_clearing, context=context)
 
