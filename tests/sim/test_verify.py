@@ -16,6 +16,7 @@ import pytest
 from fairdie.board import parse_board
 from fairdie.cli import main
 from fairdie.errors import BoardError
+from fairdie.subjects.die.checks._campaigns import STANDARD_NOISES
 from fairdie.toolchain import build
 from fairdie.verify import FIGURES, all_checks
 from fairdie.verify._cli import format_verdict
@@ -65,17 +66,15 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     assert checks(out)["scenarios"]["reason"] == "no scenarios on this board"
     assert out["build"] == "direct" and out["model"] == "fair" and out["built"]
     c = checks(out)
-    assert c["fairness"]["details"]["campaigns"].keys() == {
-        "floating",
-        "uniform",
-        "stuck:1500",
-        "stuck:1000",
-        "rail-low",
-        "rail-high",
-        "hum:50",
-        "biased:5,1,1,3",
-        "adversarial",
-    }
+    campaigns = c["fairness"]["details"]["campaigns"]
+    assert campaigns.keys() == set(STANDARD_NOISES) >= {"dead", "weak:10", "stuck:1500"}
+    # a pin with no noise is flagged at every press, and nothing it shows is guessed
+    for noise in ("stuck:1500", "stuck:1000", "rail-low", "rail-high", "dead", "weak:50"):
+        assert campaigns[noise]["health_failures"] == campaigns[noise]["presses"], noise
+    for noise in ("floating", "uniform", "hum:50"):
+        row = campaigns[noise]
+        assert row["health_failures"] == 0, noise
+        assert row["guess_rate_informed"] <= 0.36 and row["guess_rate_blind"] <= 0.25, noise
     assert c["power-cuts"]["details"]["violations"] == 0
     assert c["stored-before-shown"]["details"]["margin_ms"] >= 0
     # the energy estimate: from the states the chip was in, and says what it rests on
@@ -168,6 +167,8 @@ def test_the_seeds_storage_fails_the_power_cuts_and_its_rule_the_fairness(capsys
     assert "replay: fairdie faults --replay G" in cuts["reason"]
     fair = c["fairness"]
     assert fair["status"] == "fail" and "worst spread > 3 under" in fair["reason"]
+    # a stuck pin leaves the seed's rule a deterministic die, which either player reads
+    assert "guesses 0.9" in fair["reason"] and "under stuck:" in fair["reason"]
     stuck = fair["details"]["campaigns"]["stuck:1500"]
     assert stuck["worst_spread"] > 3 and stuck["longest_absence"] > 39
 
@@ -376,3 +377,28 @@ def test_a_subject_adds_its_own_options_and_the_core_has_none_of_them(capsys) ->
 def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):
     rc, seen = on_a_terminal("verify", "--board", "die-direct", "--only", "faces")
     assert rc == 0 and b"%" in seen and b"/100" in seen, seen  # tqdm's bar, on the terminal
+
+
+def test_a_die_that_rolls_when_its_noise_fails_fails_fairness(capsys) -> None:
+    """The mutant that ignores its health tests rolls from the pool alone under
+    a stuck pin, a face where its model shows the fault: the campaign stops at
+    its first press (a build whose model rolled so too would be read by the
+    firmware-aware player, as the seed build's is)."""
+    elf = build("die_t13a", defines={"DIE_MUTANT_NO_HEALTH": 1}).elf
+    rc, out = run(
+        capsys,
+        str(elf),
+        *DIRECT,
+        "--only",
+        "fairness",
+        "--presses",
+        "300",
+        "--noise",
+        "stuck:1500",
+        "--noise",
+        "floating",
+    )
+    fair = checks(out)["fairness"]
+    assert rc == 1 and fair["status"] == "fail", fair
+    assert fair["reason"].startswith("stuck:1500: press 0: the chip showed ")
+    assert "the model the fault; replay: fairdie lab campaign" in fair["reason"]

@@ -9,6 +9,7 @@ model, else its own rolls), so it is the die's check; the estimate itself
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from fairdie.subjects.die.checks._options import die_options
@@ -19,6 +20,8 @@ from fairdie.verify import Context, Result, estimate, fail, ok, skip
 __all__ = [
     "FAULT_CAMPAIGNS",
     "MAX_ABSENCE",
+    "MAX_BLIND",
+    "MAX_INFORMED",
     "MAX_SPREAD",
     "STANDARD_NOISES",
     "energy",
@@ -34,6 +37,9 @@ STANDARD_NOISES = (
     "stuck:1000",
     "rail-low",
     "rail-high",
+    "dead",
+    "weak:10",
+    "weak:50",
     "hum:50",
     "biased:5,1,1,3",
     "adversarial",
@@ -41,6 +47,15 @@ STANDARD_NOISES = (
 #: the fairness campaign's criteria: the fair rule's guarantees (README, "The fair die")
 MAX_SPREAD = 3
 MAX_ABSENCE = 39
+#: the most a player may guess of the faces a die shows (not of the presses its
+#: health tests flag), under every noise but the adversary's, which knows the
+#: pool: one who knows the firmware and the erased start (the rule's own weights
+#: allow about 0.33), and one who knows nothing of it (a fair die: 1/6)
+MAX_INFORMED = 0.36
+MAX_BLIND = 0.25
+#: a guess rate fails only when its lower confidence bound (one-sided, z = 3.09:
+#: 1 in 1000 for a die that truly sits at the limit) is above the limit
+_Z = 3.09
 #: the power-cut campaigns verify runs, in their quick tier
 FAULT_CAMPAIGNS = ("G1", "G2", "G3", "G4")
 
@@ -84,7 +99,8 @@ def fairness(ctx: Context) -> Result:
     over = {n: v for n, v in spread.items() if v > MAX_SPREAD}
     long = {n: v for n, v in absent.items() if v > MAX_ABSENCE}
     noises, presses = len(rows), o.presses
-    if over or long:
+    guessed = _predictable(st.campaigns)
+    if over or long or guessed:
         parts = []
         if over:
             worst = max(over, key=lambda n: over[n])
@@ -97,12 +113,55 @@ def fairness(ctx: Context) -> Result:
             parts.append(
                 f"a face absent > {MAX_ABSENCE} presses under {len(long)} ({worst}: {long[worst]})"
             )
+        if guessed:
+            parts.append(guessed)
         return fail(f"{presses} presses per noise: " + "; ".join(parts), campaigns=rows)
+    rates = [
+        (r["guess_rate_informed"], r["guess_rate_blind"])
+        for n, r in rows.items()
+        if n != "adversarial" and r["guess_rate_informed"] is not None
+    ]
+    flagged = {n: r["health_failures"] for n, r in rows.items() if r["health_failures"]}
+    guesses = (
+        f"; guessed at most {max(i for i, _ in rates):.3f} knowing the firmware,"
+        f" {max(b for _, b in rates):.3f} from the faces alone"
+        if rates
+        else ""
+    )
     return ok(
         f"{noises} noises x {presses} presses: worst spread {max(spread.values())}"
-        f" (<= {MAX_SPREAD}), longest absence {max(absent.values())} (< {MAX_ABSENCE + 1})",
+        f" (<= {MAX_SPREAD}), longest absence {max(absent.values())} (< {MAX_ABSENCE + 1})"
+        f"{guesses}; {sum(flagged.values())} presses under {len(flagged)} noises flagged"
+        " by the health tests",
         campaigns=rows,
     )
+
+
+def _predictable(campaigns: dict[str, Any]) -> str:
+    """Why a player can predict the faces (the empty string: no player can, as
+    far as the campaigns tell), under the noises whose faces were not flagged
+    by the firmware's health tests."""
+    worst: list[tuple[float, str]] = []
+    for noise, r in campaigns.items():
+        if noise == "adversarial":
+            continue
+        shown = sum(r.tally.counts)
+        for who, rate, limit in (
+            ("a player who knows the firmware", r.tally.guess_rate_informed, MAX_INFORMED),
+            ("a player who sees only the faces", r.tally.guess_rate_blind, MAX_BLIND),
+        ):
+            if rate is None or not shown:
+                continue
+            low = rate - _Z * math.sqrt(rate * (1 - rate) / shown)
+            if low > limit:
+                worst.append(
+                    (
+                        low - limit,
+                        f"{who} guesses {rate:.3f} of the {shown} faces shown under {noise}"
+                        f" (limit {limit}; flagged by the health tests: {r.health_failures})",
+                    )
+                )
+    return max(worst)[1] if worst else ""
 
 
 def power_cuts(ctx: Context) -> Result:

@@ -35,6 +35,18 @@ def _hold(text: str) -> float:
     return v
 
 
+def _noise(text: str) -> str:
+    from fairdie.noise import parse_noise
+
+    if text.strip().lower() == "adversarial":
+        return "adversarial"
+    try:
+        parse_noise(text, seed=0, vcc_mv=3000)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
 def _add(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--presses",
@@ -42,6 +54,14 @@ def _add(group: argparse._ArgumentGroup) -> None:
         default=DieOptions.presses,
         metavar="N",
         help=f"presses per noise in the fairness campaign (default {DieOptions.presses})",
+    )
+    group.add_argument(
+        "--noise",
+        type=_noise,
+        action="append",
+        metavar="SPEC",
+        help="a noise model of the fairness campaign, as `fairdie lab campaign` takes it"
+        " (repeat for several; default: the standard set)",
     )
     group.add_argument(
         "--hold",
@@ -54,7 +74,8 @@ def _add(group: argparse._ArgumentGroup) -> None:
 
 
 def _read(args: argparse.Namespace) -> DieOptions:
-    return DieOptions(presses=args.presses, hold=args.hold)
+    noises = tuple(dict.fromkeys(args.noise)) if args.noise else None
+    return DieOptions(presses=args.presses, hold=args.hold, noises=noises)
 
 
 #: what the die adds to ``fairdie verify``

@@ -54,7 +54,9 @@
  * same): DIE_MUTANT_LED_MAP=1 swaps groups C and D (pins.h);
  * DIE_MUTANT_SHOW_FIRST=1 lights the face before its roll is stored;
  * DIE_MUTANT_CLEAR_TICKS=N clears after N watchdog ticks instead of 155;
- * DIE_MUTANT_REBASE_WRAP=1 lets the seed's rebase wrap a 0 to 255 (rule.c).
+ * DIE_MUTANT_REBASE_WRAP=1 lets the seed's rebase wrap a 0 to 255 (rule.c);
+ * DIE_MUTANT_NO_HEALTH=1 rolls whatever the health tests say (with the fresh
+ * bits of the last healthy press: none since power-on).
  */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
@@ -358,6 +360,9 @@ int main(void) {
     uint8_t healthy = fair_sample(); /* first: the same instants after every power-on */
     store_load();                    /* the clear below needs it in any case */
     uint8_t face = FAULT;
+#if DIE_MUTANT_NO_HEALTH
+    healthy = 1; /* mutant: a failed source rolls anyway, predictably */
+#endif
     if (healthy) {
         face = fair_roll(store_record + 1, fair_noise);
 #if DIE_MUTANT_SHOW_FIRST
