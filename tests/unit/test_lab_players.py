@@ -225,3 +225,18 @@ def test_tally_says_why_a_firmware_aware_figure_is_missing() -> None:
     t = tally(faces, Dice(6), model="homebrew")
     assert t.guess_rate_informed is None
     assert "no firmware-aware player for die model 'homebrew'" in t.notes[0]
+
+
+def test_about_7_percent_of_draws_run_past_the_16_fresh_bits() -> None:
+    """The README's figure, exact in the steady state: a draw takes k bits
+    (2^k >= total) an attempt and is accepted with chance total / 2^k, so it
+    runs past 16 fresh bits when its first floor(16 / k) attempts all fail."""
+    from fairdie.subjects.die import _fair
+    from fairdie.subjects.die.lab._chain import chain, stationary
+
+    c, pi = chain(), stationary()
+    past = 0.0
+    for total, p in zip(c.totals.tolist(), pi.tolist(), strict=True):
+        k = (total - 1).bit_length()
+        past += p * (1 - total / 2**k) ** (_fair.FRESH_BITS // k)
+    assert 0.06 < past < 0.08, past
