@@ -8,7 +8,7 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from fairdie.noise._adc import ADC_MAX, mv_for_code, mv_table
+from fairdie.noise._adc import ADC_MAX, mv_table
 from fairdie.noise._seeded import Seeded, SplitMix, Stream, check_press, check_vcc, clip
 
 __all__ = [
@@ -406,7 +406,8 @@ class Codes(Cycle):
             raise ValueError(f"codes must be 1 or more integers 0..{ADC_MAX}, got {codes!r}")
         self.codes = tuple(codes)
         self.vcc_mv = check_vcc(vcc_mv)
-        self._mv = tuple(mv_for_code(c, self.vcc_mv) for c in self.codes)
+        mv = mv_table(self.vcc_mv)
+        self._mv = tuple(mv[c] for c in self.codes)
 
     def __repr__(self) -> str:
         return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"

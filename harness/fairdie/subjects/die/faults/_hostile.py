@@ -183,10 +183,8 @@ def recovery(model: DieModel, image: bytes, rng: random.Random) -> Recovery:
     state = model.state(image)
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
-    bits = model.reads * 10
     for k in range(_RECOVERY_LIMIT):
-        word = rng.getrandbits(bits)
-        codes = tuple((word >> (10 * i)) & ADC_MAX for i in range(model.reads))
+        codes = random_codes(model, rng)
         want = model.step(state, codes)[1]
         after = model.press(image, codes)[1]
         got = model.state(after)
@@ -202,6 +200,20 @@ def recovery(model: DieModel, image: bytes, rng: random.Random) -> Recovery:
     return Recovery(_RECOVERY_LIMIT, unkept, last)
 
 
+def random_codes(model: DieModel, rng: random.Random) -> tuple[int, ...]:
+    """Uniform random codes, enough for a press of ``model`` (drawn 64 at a
+    time: a press of the fair die converts 64 of them or a few more)."""
+    codes: tuple[int, ...] = ()
+    while True:
+        word = rng.getrandbits(640)
+        codes += tuple((word >> (10 * i)) & ADC_MAX for i in range(64))
+        try:
+            model.conversions(codes)
+        except ValueError:  # the press would convert more
+            continue
+        return codes
+
+
 def _chip_sample(work: Work, image: bytes, rng: random.Random) -> None:
     """A few presses on the chip from ``image``: each as the model does."""
     for _ in range(_CHIP_PRESSES):
@@ -214,7 +226,7 @@ def _chip_sample(work: Work, image: bytes, rng: random.Random) -> None:
 def press_as_modelled(work: Work, image: bytes, rng: random.Random) -> bytes | None:
     """A press with random codes that must do what the model does: the image
     it left (None: it did not, a violation)."""
-    codes = [rng.randrange(ADC_MAX + 1) for _ in range(work.model.reads)]
+    codes = random_codes(work.model, rng)
     w = work.rig.press(image, codes, PRESS_S)
     work.out.presses += 1
     found = judge_press(work.model, image, w.codes, w.shown, w.after)

@@ -12,8 +12,9 @@ needs the firmware's reference model, so it lives in the lab, not in
 from __future__ import annotations
 
 import random
+from array import array
 
-from fairdie.noise import mv_for_code
+from fairdie.noise import mv_table
 from fairdie.subjects.die._models import DieModel
 
 __all__ = ["Adversary"]
@@ -44,7 +45,10 @@ class Adversary:
             tuple(range(n)),
         ]
         rng = random.Random(f"fairdie.subjects.die.lab.Adversary:{self.seed}:{self._press}")
-        return fixed + [tuple(rng.randrange(_MAX + 1) for _ in range(n)) for _ in range(self.tries)]
+        # uniform codes: the low 10 bits of random 16-bit words (no Python call per code)
+        return fixed + [
+            tuple(map(_MAX.__and__, array("H", rng.randbytes(2 * n)))) for _ in range(self.tries)
+        ]
 
     def seek(self, press: int) -> None:
         self._press = press
@@ -61,7 +65,8 @@ class Adversary:
             if best is None or score > best[0]:
                 best = (score, codes)
         assert best is not None
-        self._mv = [mv_for_code(c, self.vcc_mv) for c in best[1]]
+        mv = mv_table(self.vcc_mv)
+        self._mv = [mv[c] for c in best[1]]
         self._next = 0
         return best[1]
 
