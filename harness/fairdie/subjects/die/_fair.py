@@ -26,6 +26,7 @@ Pure functions on ints and tuples; faces are numbered 1..6 here.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -47,6 +48,7 @@ __all__ = [
     "probabilities",
     "roll",
     "sample",
+    "sampled",
     "unpack",
 ]
 
@@ -147,11 +149,22 @@ def probabilities(table: int) -> tuple[float, ...]:
     return tuple(x / total for x in w)
 
 
+@functools.lru_cache(maxsize=256)
+def _sample_of(codes: tuple[int, ...]) -> Sample:
+    return sample(codes)
+
+
+def sampled(codes: Iterable[int]) -> Sample:
+    """:func:`sample`, remembered for the last few tuples of codes (the
+    campaigns ask the model of the same press's codes several times)."""
+    return _sample_of(codes) if isinstance(codes, tuple) else sample(codes)
+
+
 def press(d: Sequence[int], codes: Iterable[int]) -> tuple[int | None, bytes]:
     """One press: ``(face 1..6, new stored bytes)`` as the firmware computes
     them; ``(None, the bytes as they were)`` when the noise fails its health
     tests."""
-    s = sample(codes)
+    s = sampled(codes)
     if s.noise is None:
         return None, bytes(d[:3])
     return roll(d, s.noise)

@@ -95,7 +95,7 @@ class FairModel:
     footprint: range = range(_ring.SLOTS * _ring.RECORD)
 
     def conversions(self, codes: Iterable[int]) -> int:
-        return _fair.sample(codes).reads
+        return _fair.sampled(codes).reads
 
     def table(self, image: bytes) -> tuple[int, ...]:
         return _fair.offsets(_fair.unpack(_ring.load(image).state)[0])
