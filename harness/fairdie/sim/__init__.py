@@ -17,6 +17,7 @@ from fairdie.sim._firmware import (
     load_firmware,
     mcu_matches,
 )
+from fairdie.sim._fuses import MCU_FUSES, FuseLayout, Fuses, fuses
 from fairdie.sim._sleep import SLEEP_MODES, canonical_sleep_mode, sleep_mode_name, sleep_modes
 from fairdie.sim._types import (
     AdcConversion,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
 
 __all__ = [
+    "MCU_FUSES",
     "SLEEP_MODES",
     "UNMODELLED",
     "AdcConversion",
@@ -45,6 +47,8 @@ __all__ = [
     "Event",
     "EventKind",
     "Firmware",
+    "FuseLayout",
+    "Fuses",
     "Level",
     "PinChange",
     "Snapshot",
@@ -55,6 +59,7 @@ __all__ = [
     "Until",
     "canonical_sleep_mode",
     "check_fits",
+    "fuses",
     "load_firmware",
     "mcu_matches",
     "parse_pin",

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from fairdie.errors import FirmwareError
 from fairdie.sim._elfinfo import EM_AVR, MCU_NAME, DeviceInfo, elf_arch, elf_chip
+from fairdie.sim._fuses import Fuses, fuses
 
 __all__ = [
     "DeviceInfo",
@@ -81,6 +82,8 @@ class Firmware:
     eeprom_path: Path | None = None
     #: ``mcu`` is the device-info note's (the ELF has no simavr .mmcu section)
     mcu_from_note: bool = False
+    #: the ELF's ``.fuse`` section (avr-libc's ``FUSES``; None: it declares none)
+    fuse_bytes: bytes | None = None
 
     @property
     def digest(self) -> str:
@@ -101,6 +104,18 @@ class Firmware:
             f"{where} does not say its clock ({kind}): give --f-cpu, or a board file"
             " whose f_cpu is the chip's clock"
         )
+
+    def fuses(self, mcu: str | None = None) -> Fuses | None:
+        """The fuses it declares, else the factory values of ``mcu`` (default:
+        its own); None when the MCU is unknown or not in the fuse tables."""
+        chip = mcu or self.mcu
+        if chip is None:
+            return None
+        try:
+            return fuses(chip, self.fuse_bytes)
+        except FirmwareError as e:
+            where = self.path.name if self.path else "the firmware"
+            raise FirmwareError(f"{where}: {e}") from None
 
     def symbol(self, name: str) -> Symbol:
         try:
@@ -407,6 +422,8 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
                 elif lma < _DATA_BASE:
                     flash[lma] = data
             chip = elf_chip(elf, path)
+            fuse = elf.get_section_by_name(".fuse")
+            fuse_bytes = bytes(fuse.data()) if fuse is not None and fuse["sh_size"] else None
             symbols: dict[str, Symbol] = {}
             symtab = elf.get_section_by_name(".symtab")
             if isinstance(symtab, SymbolTableSection):
@@ -444,6 +461,7 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
         device=chip.device,
         sections=chip.sections,
         mcu_from_note=chip.mcu_from_note,
+        fuse_bytes=fuse_bytes,
     )
 
 

@@ -43,7 +43,7 @@ from ._build import (
 )
 from ._cache import default_cache_dir
 from ._cli import add_build_arguments, format_build, run_build_command
-from ._size import elf_sections, sizes_from_sections
+from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
 from ._target import (
     Budget,
     BuildOptions,
@@ -70,6 +70,7 @@ __all__ = [
     "build",
     "compile_flags",
     "default_cache_dir",
+    "elf_fuse_bytes",
     "elf_sections",
     "firmware_dir",
     "format_build",

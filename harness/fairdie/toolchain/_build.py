@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from plumbum import local
 from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
@@ -25,7 +25,7 @@ from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
 from fairdie.errors import ToolchainError
 
 from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
-from ._size import elf_sections, sizes_from_sections
+from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
 from ._target import (
     CXX_SUFFIXES,
     F_CPU_RANGE,
@@ -35,6 +35,9 @@ from ._target import (
     check_defines,
     load_target,
 )
+
+if TYPE_CHECKING:
+    from fairdie.sim import Fuses
 
 __all__ = [
     "CFLAGS",
@@ -112,8 +115,17 @@ class Build:
     flash_budget: int | None = None
     sram_budget: int | None = None
     eeprom_budget: int | None = None
+    fuse_bytes: bytes | None = None  #: the ELF's .fuse section (None: it declares none)
 
-    def as_dict(self) -> dict[str, str | int | None]:
+    @property
+    def fuses(self) -> Fuses | None:
+        """The fuses the ELF declares, else the MCU's factory values (None: an
+        MCU the fuse tables do not know)."""
+        from fairdie.sim import fuses
+
+        return fuses(self.mcu, self.fuse_bytes)
+
+    def as_dict(self) -> dict[str, object]:
         """JSON-ready fields (paths as strings)."""
         return {
             "target": self.target,
@@ -129,6 +141,7 @@ class Build:
             "sram_budget": self.sram_budget,
             "eeprom_bytes": self.eeprom_bytes,
             "eeprom_budget": self.eeprom_budget,
+            "fuses": f.as_json() if (f := self.fuses) is not None else None,
             "key": self.key,
         }
 
@@ -332,6 +345,7 @@ def _load(final: Path, target: Target, variant: str | None, key: str) -> Build |
             {str(k): int(v) for k, v in meta["sections"].items()}
         )
         budget = target.budget
+        fuse = meta["fuse"] if "fuse" in meta else elf_fuse_bytes(final / f"{out}.elf")
         return Build(
             elf=final / f"{out}.elf",
             hex=final / f"{out}.hex",
@@ -347,8 +361,9 @@ def _load(final: Path, target: Target, variant: str | None, key: str) -> Build |
             flash_budget=budget.flash if budget else None,
             sram_budget=budget.static_sram if budget else None,
             eeprom_budget=budget.eeprom if budget else None,
+            fuse_bytes=bytes.fromhex(fuse) if isinstance(fuse, str) else fuse,
         )
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ToolchainError):
         return None
 
 
@@ -462,6 +477,7 @@ def build(
             "defines": all_defines,
             "flags": {"c": flags.c, "cxx": flags.cxx, "ld": flags.ld, "libs": flags.libs},
             "sections": elf_sections(elf),
+            "fuse": None if (fb := elf_fuse_bytes(elf)) is None else fb.hex(),
         }
         (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         publish(tmp, final)

@@ -51,9 +51,16 @@ def format_build(b: Build, stack: int | None = None) -> str:
             f"flash   {_usage(b.flash_bytes, b.flash_budget)}",
             f"sram    {_usage(b.sram_bytes, b.sram_budget, note)}",  # static: .data+.bss+.noinit
             f"eeprom  {_usage(b.eeprom_bytes, b.eeprom_budget)}",
+            *([f"fuses   {_fuses(b)}"] if b.fuses is not None else []),
             f"key     {b.key}",
         ]
     )
+
+
+def _fuses(b: Build) -> str:
+    f = b.fuses
+    assert f is not None
+    return f"{f.burn} (brown-out detector {f.bod}; {f.source})"
 
 
 def add_build_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,7 +10,7 @@ from elftools.elf.elffile import ELFFile
 
 from fairdie.errors import ToolchainError
 
-__all__ = ["Sizes", "elf_sections", "sizes_from_sections"]
+__all__ = ["Sizes", "elf_fuse_bytes", "elf_sections", "sizes_from_sections"]
 
 Sizes = tuple[int, int, int]
 """(flash, sram, eeprom) in bytes."""
@@ -32,3 +32,16 @@ def sizes_from_sections(sections: Mapping[str, int]) -> Sizes:
     flash = get(".text", 0) + get(".data", 0)
     sram = get(".data", 0) + get(".bss", 0) + get(".noinit", 0)
     return flash, sram, get(".eeprom", 0)
+
+
+def elf_fuse_bytes(elf: Path) -> bytes | None:
+    """The ELF's ``.fuse`` section (avr-libc's ``FUSES``), None when it has none.
+
+    It lies outside flash, so it counts in no budget."""
+    try:
+        with elf.open("rb") as f:
+            sec = ELFFile(f).get_section_by_name(".fuse")
+            return bytes(sec.data()) if sec is not None and sec["sh_size"] else None
+    except (OSError, ELFError) as exc:
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ToolchainError(f"cannot read the fuses of {elf}: {reason}") from None

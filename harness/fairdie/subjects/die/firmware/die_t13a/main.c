@@ -14,9 +14,19 @@
  * Clock: F_CPU defaults to 1.2 MHz = 9.6 MHz internal RC with CKDIV8. The
  * build may set another F_CPU (e.g. 9600000 with CKDIV8 unprogrammed); the
  * ADC and Timer0 prescalers follow it.
- * Fuses: factory defaults, lfuse 0x6A (9.6 MHz RC, SUT 64 ms, CKDIV8),
- * hfuse 0xFF (RESET enabled, BOD off, WDTON unprogrammed: safety level 1,
- * so the watchdog can run in interrupt mode).
+ * Fuses (declared below with avr-libc's FUSES, in the ELF's .fuse section;
+ * `fairdie build` prints them): lfuse 0x6A, the factory value (9.6 MHz RC,
+ * SUT 64 ms, CKDIV8); hfuse 0xFD: the factory 0xFF with BODLEVEL = 10, the
+ * brown-out detector on at 1.8 V (RESET enabled, WDTON unprogrammed: safety
+ * level 1, so the watchdog can run in interrupt mode).
+ *   Why 1.8 V: at 1.2 MHz the datasheet's safe operating area starts at
+ *   1.8 V (0..4 MHz at 1.8..5.5 V), and the detector holds the chip in reset
+ *   below it, where the CPU may misexecute and corrupt the EEPROM (the
+ *   datasheet's "Preventing EEPROM Corruption"). 2.7 V would reset a CR2032
+ *   that sags under the LEDs' load well before it is spent; 1.8 V uses the
+ *   cell to its end (about 2.0 V) and still guards the minimum. An EEPROM
+ *   write in progress when the detector trips completes if the supply holds.
+ *   Burn: avrdude -c usbasp -p t13 -U lfuse:w:0x6A:m -U hfuse:w:0xFD:m
  *
  * Every press of the switch is a power-on; releasing it cuts power.
  *   1. Display off; ADC2 converted back to back against Vcc (fair.S,
@@ -56,7 +66,10 @@
  * DIE_MUTANT_CLEAR_TICKS=N clears after N watchdog ticks instead of 155;
  * DIE_MUTANT_REBASE_WRAP=1 lets the seed's rebase wrap a 0 to 255 (rule.c);
  * DIE_MUTANT_NO_HEALTH=1 rolls whatever the health tests say (with the fresh
- * bits of the last healthy press: none since power-on).
+ * bits of the last healthy press: none since power-on);
+ * DIE_MUTANT_BOD_OFF=1 declares the factory hfuse 0xFF (brown-out detector
+ * off), which `fairdie verify` fails and the power-cut campaigns cut with the
+ * CPU misexecuting below its minimum voltage.
  */
 #include <avr/eeprom.h>
 #include <avr/interrupt.h>
@@ -89,6 +102,21 @@
 AVR_MCU(F_CPU, FAIRDIE_MCU);
 AVR_MCU_VOLTAGES(3000, 3000, 0)
 #endif
+
+/* The fuses to burn (the .fuse section: no flash used). The brown-out
+ * detector on at 1.8 V (BODLEVEL = 10): see the banner. */
+#include <avr/fuse.h>
+#ifndef DIE_MUTANT_BOD_OFF
+#define DIE_MUTANT_BOD_OFF 0
+#endif
+FUSES = {
+    .low = LFUSE_DEFAULT, /* 0x6A */
+#if DIE_MUTANT_BOD_OFF
+    .high = HFUSE_DEFAULT, /* mutant: 0xFF, the detector off */
+#else
+    .high = HFUSE_DEFAULT & FUSE_BODLEVEL0, /* 0xFD */
+#endif
+};
 
 /*
  * Clear timing. The watchdog runs on its own 128 kHz oscillator, so its

@@ -18,9 +18,10 @@
  *
  * Clock: 8 MHz internal RC, CKDIV8 unprogrammed. Supply 3..5 V (two AAA
  * cells), no power switch.
- * Fuses: lfuse 0xE2 (8 MHz RC, SUT 64 ms, CKDIV8 off), hfuse 0xDF (RESET on,
- * SPI programming on, BOD off: it would draw current in power-down), efuse
- * 0xFF.
+ * Fuses (declared below with avr-libc's FUSES, in the ELF's .fuse section):
+ * lfuse 0xE2 (8 MHz RC, SUT 64 ms, CKDIV8 off), hfuse 0xDF (RESET on, SPI
+ * programming on, BOD off: it would draw current in power-down, and the game
+ * writes no EEPROM for a brown-out to corrupt), efuse 0xFF.
  *
  * The game: cells 12 (left) to 1 (right), five dollars; a move takes one
  * dollar one or more cells right into empty cells, jumping none; the last
@@ -104,6 +105,14 @@
 AVR_MCU(F_CPU, FAIRDIE_MCU);
 AVR_MCU_VOLTAGES(3000, 3000, 0)
 #endif
+
+/* The fuses to burn (the .fuse section: no flash used); see the banner. */
+#include <avr/fuse.h>
+FUSES = {
+    .low = LFUSE_DEFAULT | (unsigned char)~FUSE_CKDIV8, /* 0xE2: CKDIV8 unprogrammed */
+    .high = HFUSE_DEFAULT,                              /* 0xDF: the detector off */
+    .extended = EFUSE_DEFAULT,                          /* 0xFF */
+};
 
 #define IDLE_FRAMES FRAMES_MS(30000UL) /* no press this long: power-down */
 #define REPLY_FRAMES FRAMES_MS(250UL)  /* GO to the device's move */
