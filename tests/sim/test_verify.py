@@ -102,7 +102,9 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
         if name not in OTHER:
             assert re.search(rf"^{re.escape(name)}\s+pass\s+\S", text, re.M)
     assert "Table 18-1" in text
-    assert f"verify passed: 12 passed, 0 failed, {1 + len(OTHER)} skipped" in text
+    assert f"verify passed: 13 passed, 0 failed, {1 + len(OTHER)} skipped" in text
+    assert c["brown-out"]["reason"].endswith("burn lfuse 0x6A hfuse 0xFD")
+    assert out["fuses"] == "lfuse 0x6A hfuse 0xFD"
 
 
 def test_a_file_is_identified_as_its_build_and_its_board_chosen(capsys) -> None:
@@ -237,8 +239,10 @@ def test_a_button_die_runs_what_applies_and_says_what_it_skipped(capsys) -> None
         "fairness": "skipped",
         "power-cuts": "skipped",
         "energy": "pass",
+        "brown-out": "pass",  # it writes no EEPROM
         "scenarios": "skipped",
     }
+    assert c["brown-out"]["reason"].startswith("writes no EEPROM")
     assert "no firmware target" in c["model"]["reason"]
     assert "no reference model" in c["fairness"]["reason"]
     assert "no reference model" in c["power-cuts"]["reason"]

@@ -15,14 +15,18 @@ from fairdie.subjects.die.faults._outcome import KEEP, Outcome
 def test_replay_ids_round_trip():
     target = Target(board="die-direct", variant="seed")
     text = replay_id(
-        "G3", target, bytes(range(64)), [0, 1023, 512], [step(100, 0x5A), step(7, None)]
+        "G3",
+        target,
+        bytes(range(64)),
+        [0, 1023, 512],
+        [step(100, 0x5A), step(7, None), step(9, None, 33), step(9, 0xA0, 0)],
     )
     assert parse_replay(text) == (
         "G3",
         target,
         bytes(range(64)),
         [0, 1023, 512],
-        [(100, 0x5A), (7, None)],
+        [(100, 0x5A, None), (7, None, None), (9, None, 33), (9, 0xA0, 0)],
     )
     fw = Target(board="b.toml", firmware="/x/die.elf")
     assert parse_replay(replay_id("G1", fw, b"\xff" * 64, [], ["boot"]))[1:] == (
@@ -35,7 +39,15 @@ def test_replay_ids_round_trip():
 
 @pytest.mark.parametrize(
     "bad",
-    ["", "G1~a~b", "G1~die-direct~~zz~000~c1t00", "G1~die-direct~~ff~00~c1t00", "G1~d~~ff~000~x1"],
+    [
+        "",
+        "G1~a~b",
+        "G1~die-direct~~zz~000~c1t00",
+        "G1~die-direct~~ff~00~c1t00",
+        "G1~d~~ff~000~x1",
+        "G1~d~~ff~000~c1t00m",
+        "G1~d~~ff~000~c1t00mzz",
+    ],
 )
 def test_a_bad_replay_id_is_one_error(bad):
     with pytest.raises(FaultsError, match="not a replay id"):

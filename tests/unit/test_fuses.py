@@ -79,3 +79,21 @@ def test_json_names_the_bytes() -> None:
         "bod_mv": 1800,
         "bod_on": True,
     }
+
+
+def test_the_minimum_supply_follows_the_clock() -> None:
+    lay = MCU_FUSES["attiny13a"]
+    assert lay.min_mv(1_200_000) == lay.min_mv(4_000_000) == 1800
+    assert lay.min_mv(9_600_000) == 2640  # 1.8 V + 0.9 V x 5.6/6
+    assert lay.min_mv(10_000_000) == 2700 and lay.min_mv(20_000_000) == 4500
+    assert lay.min_mv(25_000_000) is None
+
+
+def test_the_safe_level_and_the_bytes_that_set_it() -> None:
+    off = fuses("attiny13a", None)
+    assert off is not None
+    assert off.safe_bod_mv(1_200_000) == 1800 and off.with_bod(1800).burn == "lfuse 0x6A hfuse 0xFD"
+    assert off.safe_bod_mv(9_600_000) == 2700 and off.with_bod(2700).burn == "lfuse 0x6A hfuse 0xFB"
+    assert off.safe_bod_mv(20_000_000) is None  # 4.5 V needed: above the 4.3 V level
+    m = fuses("atmega328p", bytes([0xFF, 0xDE, 0xFF]))
+    assert m is not None and m.with_bod(2700).burn == "lfuse 0xFF hfuse 0xDE efuse 0xFD"

@@ -12,12 +12,17 @@ campaign's pieces go to local processes or a Dask cluster (:func:`map_work`).
     >>> writes = stop_at_writes(chip, to_cycle=chip.cycles_for(0.05))  # doctest: +SKIP
     >>> images = {cut(chip, w, v) for w in writes for v in EVERY_VALUE}  # doctest: +SKIP
 
+With the brown-out detector off (:func:`misexecutes`, from the fuses), a
+cut may misexecute: ``cut(chip, w, v, land=a)`` lands the write in flight
+at a wrong address ``a`` (:func:`wrong_addresses` of the footprint).
+
 What the images must satisfy is the subject's to say (a die's invariants
 are in its own campaigns).
 """
 
 from __future__ import annotations
 
+from fairdie.campaigns._brownout import misexecutes, wrong_addresses
 from fairdie.campaigns._cuts import Cut, cut, every_cycle
 from fairdie.campaigns._pool import map_work
 from fairdie.campaigns._torn import EVERY_VALUE, MODES, TornModel, physical
@@ -33,6 +38,8 @@ __all__ = [
     "cut",
     "every_cycle",
     "map_work",
+    "misexecutes",
     "physical",
     "stop_at_writes",
+    "wrong_addresses",
 ]

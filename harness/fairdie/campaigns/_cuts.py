@@ -32,6 +32,7 @@ def cut(
     torn: int | None = None,
     *,
     at: int | None = None,
+    land: int | None = None,
 ) -> bytes:
     """Cut the power and return the EEPROM it leaves.
 
@@ -39,7 +40,11 @@ def cut(
     started and runs to ``at`` (default: the write's start) before the cut;
     without, it runs from where it is to ``at`` (default: now). The byte in
     flight is left at ``torn`` (None: the write is lost, the byte keeps its
-    old value).
+    old value). With ``land`` (the brown-out detector off: the CPU
+    misexecutes, :mod:`fairdie.campaigns._brownout`), the write in flight
+    lands at that address instead: its own byte keeps its old value and
+    ``land`` takes ``torn`` (None: the write's new value); with no write in
+    flight, ``land`` changes nothing.
     """
     chip = chip_of(on)
     if write is not None:
@@ -50,7 +55,12 @@ def cut(
         chip.restore(write.snapshot)
     if at is not None:
         chip.run(to_cycle=at)
-    chip.power_off(torn_value=torn)
+    flight = chip.eeprom_in_flight if land is not None else None
+    if flight is None or land is None:
+        chip.power_off(torn_value=torn)
+        return chip.eeprom
+    chip.power_off(torn_value=None)
+    chip.write_eeprom(land, bytes([flight.new if torn is None else torn]))
     return chip.eeprom
 
 

@@ -20,7 +20,7 @@ from fairdie.sim import Firmware, load_firmware
 
 if TYPE_CHECKING:
     from fairdie.device._device import Device
-    from fairdie.sim import Chip
+    from fairdie.sim import Chip, Fuses
 
 __all__ = ["Setup", "resolve_clock"]
 
@@ -131,6 +131,27 @@ class Setup:
             f"{self.firmware.name} names {own} Hz but runs at {self.f_cpu} Hz"
             f" (the board's clock; --f-cpu {own} runs it at its own)"
         )
+
+    def fuses(self) -> tuple[Fuses | None, str]:
+        """The fuses the chip is burnt with, and where they come from (one phrase).
+
+        An ELF's ``.fuse`` section; a HEX carries none, so a setup that names a
+        build of the board's target (its ``variant``) takes that build's; else
+        the MCU's factory values. None: an MCU the fuse tables do not know."""
+        fw = self.load()
+        f = fw.fuses(self.mcu)
+        if f is None or f.declared:
+            return f, f.source if f is not None else ""
+        bd = self.board
+        if not fw.sections and self.variant is not None and bd is not None and bd.firmware:
+            from fairdie.toolchain import build
+
+            b = build(bd.firmware, variant=self.variant, mcu=self.mcu, f_cpu=self.f_cpu)
+            if b.fuses is not None:
+                return b.fuses, f"as build {self.variant}'s ELF declares them (a HEX carries none)"
+        if not fw.sections:
+            return f, f"the {self.mcu} factory defaults (a HEX carries no fuses)"
+        return f, f.source
 
     def with_seed(self, seed: int) -> Setup:
         return replace(self, seed=seed)

@@ -37,12 +37,28 @@ class FuseLayout:
     #: BODLEVEL value -> the trigger level in mV (typical); a value not listed is
     #: "reserved", all ones is "off"
     bod_levels: Mapping[int, int]
+    #: the safe operating area: (Hz, mV) corners of "maximum frequency vs. VCC";
+    #: between two corners the minimum voltage is linear in the clock
+    speed: tuple[tuple[int, int], ...] = ((4_000_000, 1800), (10_000_000, 2700), (20_000_000, 4500))
 
     @property
     def count(self) -> int:
         return len(self.factory)
 
+    def min_mv(self, f_cpu: int) -> int | None:
+        """The lowest supply (mV) the datasheet allows at ``f_cpu`` (None: beyond any)."""
+        (f0, v0), rest = self.speed[0], self.speed[1:]
+        if f_cpu <= f0:
+            return v0
+        for f1, v1 in rest:
+            if f_cpu <= f1:
+                return round(v0 + (v1 - v0) * (f_cpu - f0) / (f1 - f0))
+            f0, v0 = f1, v1
+        return None
 
+
+# The speed grades (the default above) are the same on all of these: 0..4 MHz
+# at 1.8 V, 0..10 MHz at 2.7 V, 0..20 MHz at 4.5 V.
 # ATtiny13(A): hfuse bits 2:1 BODLEVEL1:0; 11 off, 10 1.8 V, 01 2.7 V, 00 4.3 V.
 # Factory: lfuse 0x6A (9.6 MHz RC, SUT 64 ms, CKDIV8), hfuse 0xFF.
 _TINY13 = FuseLayout(bytes([0x6A, 0xFF]), 1, 1, 2, {0b10: 1800, 0b01: 2700, 0b00: 4300})
@@ -125,6 +141,22 @@ class Fuses:
     def burn(self) -> str:
         """The bytes to burn: ``"lfuse 0x6A hfuse 0xFD"`` (avrdude's names)."""
         return " ".join(f"{n} 0x{v:02X}" for n, v in zip(FUSE_NAMES, self.values, strict=False))
+
+    def with_bod(self, mv: int) -> Fuses:
+        """These fuses with the detector at ``mv`` (one of the MCU's levels)."""
+        lay = self.layout
+        code = next(c for c, v in lay.bod_levels.items() if v == mv)
+        mask = ((1 << lay.bod_width) - 1) << lay.bod_shift
+        values = bytearray(self.values)
+        values[lay.bod_byte] = values[lay.bod_byte] & ~mask & 0xFF | code << lay.bod_shift
+        return Fuses(self.mcu, bytes(values), self.declared, lay)
+
+    def safe_bod_mv(self, f_cpu: int) -> int | None:
+        """The lowest detector level at or above the minimum supply at ``f_cpu``
+        (None: no level is)."""
+        need = self.layout.min_mv(f_cpu)
+        ok = sorted(v for v in self.layout.bod_levels.values() if need is not None and v >= need)
+        return ok[0] if ok else None
 
     def as_json(self) -> dict[str, object]:
         return {

@@ -2,7 +2,8 @@
 
 The checks are the core's (:mod:`fairdie.verify._generic`, the build
 checks and the scenarios; :mod:`fairdie.verify._recorded`, the checks of a
-recorded run) and each registered subject's (``Subject.checks``, found
+recorded run; :mod:`fairdie.verify._brownout`, the fuses against the
+EEPROM writes) and each registered subject's (``Subject.checks``, found
 through :mod:`fairdie.subjects` only). A subject's checks run where it
 applies to the board; elsewhere each is listed as skipped, with the
 subject's reason, except one named as a core check of a recorded run: it
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fairdie.errors import FairdieError
+from fairdie.verify._brownout import BROWNOUT_CHECKS
 from fairdie.verify._candidate import Candidate, load_candidate, temp_folder
 from fairdie.verify._check import (
     FAIL,
@@ -59,7 +61,8 @@ def all_checks() -> tuple[tuple[Check, Checks | None], ...]:
     subject = [(c, s) for s in subject_checks() for c in s.checks]
     replaced = {c.name for c, _ in subject}
     run = [(c, None) for c in RUN_CHECKS if c.name not in replaced]
-    return (*core, *subject, *run, *((c, None) for c in LATE_CHECKS))
+    late = (*BROWNOUT_CHECKS, *LATE_CHECKS)
+    return (*core, *subject, *run, *((c, None) for c in late))
 
 
 #: the core's checks a subject's check of the same name replaces where it applies

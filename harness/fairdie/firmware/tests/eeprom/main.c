@@ -9,16 +9,28 @@
  * and halts at once, while the write is still in flight. With
  * EE_TOGGLE_FIRST=1 each toggle comes as soon as its write starts, while it
  * is in flight (something shown before it is stored).
- * ATtiny13A, any clock.
+ * ATtiny13A, any clock up to 4 MHz. Fuses (the ELF's .fuse section): the
+ * factory lfuse 0x6A, hfuse 0xFD (brown-out detector on at 1.8 V); with
+ * EE_BOD_OFF=1 the factory hfuse 0xFF (the detector off).
  */
 #include <avr/interrupt.h>
 #include <avr/io.h>
 #include <avr/sleep.h>
 #include <stdint.h>
 
+#include <avr/fuse.h> /* after avr/io.h */
+
 #ifndef EE_TOGGLE_FIRST
 #define EE_TOGGLE_FIRST 0
 #endif
+
+#ifndef EE_BOD_OFF
+#define EE_BOD_OFF 0
+#endif
+FUSES = {
+    .low = LFUSE_DEFAULT,
+    .high = EE_BOD_OFF ? HFUSE_DEFAULT : HFUSE_DEFAULT & FUSE_BODLEVEL0,
+};
 
 volatile uint8_t readback;
 

@@ -57,6 +57,14 @@ def _print(out: dict[str, Any]) -> None:
         f" {out['cuts']} cuts, {out['images']} images booted, {out['presses']} presses,"
         f" {out['violations']} violations, {out['seconds']} s"
     )
+    bo = out.get("brown_out")
+    if bo:
+        what = (
+            "a cut may misexecute: a write in flight lands at a wrong address"
+            if bo["misexecutes"]
+            else "a cut resets the chip first: a write in flight completes or tears"
+        )
+        print(f"fuses {bo['fuses']} ({bo['source']}): brown-out detector {bo['detector']}; {what}")
     print(f"{'campaign':<9}{'cuts':>12}{'images':>9}{'presses':>10}{'violations':>11}{'s':>8}")
     for name, c in out["campaigns"].items():
         print(

@@ -9,6 +9,12 @@
   second cut in each write of the press that follows, with every torn value.
 - G4: a seeded soak of presses held from under 4 ms to past 10 s, a share
   of them cut inside a write of the roll or of the clear.
+
+With the brown-out detector off (the firmware's fuses), a cut may also
+misexecute (fairdie.campaigns.wrong_addresses): G1 lands each write's new
+value at every other byte of the model's footprint (four seeded ones in the
+quick tier), G4 lands half of its cuts in a write at a seeded wrong byte.
+G2 and G3 cut as with the detector on.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from fairdie.campaigns import EVERY_VALUE, physical
+from fairdie.campaigns import EVERY_VALUE, physical, wrong_addresses
 from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED, codes_for, start_images
@@ -30,6 +36,7 @@ __all__ = ["plan_g1", "plan_g2", "plan_g3", "plan_g4", "run_g1", "run_g2", "run_
 PRESS_S = 0.1  #: a press: long enough for the save and the face
 CLEAR_S = 10.05  #: a press held past the clear
 _QUICK_TORN = 8  #: torn values per write in the quick tier: old, new, 00, ff and random
+_QUICK_LANDS = 4  #: wrong addresses per write in the quick tier (the detector off)
 
 
 def _torn_values(wr: Write, quick: bool, rng: random.Random) -> Sequence[int]:
@@ -80,18 +87,27 @@ def _cut_writes(
     *,
     quick: bool,
     judge: bool = True,
+    misexecute: bool = True,
 ) -> list[bytes]:
-    """Cut each write of ``w`` as it starts, with each torn value: the images."""
+    """Cut each write of ``w`` as it starts, with each torn value, and (the
+    detector off, ``misexecute``) landed at each wrong address: the images."""
     rig, images = work.rig, []
     rng = random.Random(len(w.writes))
     for wr in w.writes:
         lit = w.lit is not None and w.lit <= wr.cycle
-        for v in _torn_values(wr, quick, rng):
-            image = rig.cut(wr, v)
+        cuts: list[tuple[int | None, int | None]] = [
+            (v, None) for v in _torn_values(wr, quick, rng)
+        ]
+        if misexecute and rig.misexecutes:
+            lands = wrong_addresses(
+                wr.address, rig.footprint, rng=rng, count=_QUICK_LANDS if quick else None
+            )
+            cuts += [(None, a) for a in lands]
+        for v, land in cuts:
+            image = rig.cut(wr, v, land)
             if judge:
-                work.judge(
-                    expect, image, lit=lit, replay=(w.before, codes, [step(wr.cycle - w.start, v)])
-                )
+                here = step(wr.cycle - w.start, v, land)
+                work.judge(expect, image, lit=lit, replay=(w.before, codes, [here]))
             images.append(image)
     return images
 
@@ -153,7 +169,11 @@ def run_g2(work: Work) -> None:
         reached.setdefault(cut.image, cut.cycle)
     # G1 of the same press: each write cut with every torn value
     w = rig.press(image, codes, hold)
-    g1 = {image, w.after, *_cut_writes(work, w, expect, codes, quick=False, judge=False)}
+    g1 = {
+        image,
+        w.after,
+        *_cut_writes(work, w, expect, codes, quick=False, judge=False, misexecute=False),
+    }
     outside = [im for im in reached if im not in g1]
     for im in outside[:3]:
         cut = next(c for c in timeline.cuts if c.image == im)
@@ -290,12 +310,16 @@ def run_g4(work: Work) -> None:
             if writes:
                 wr = rng.choice(writes)
                 torn = physical(wr.old, wr.new, rng.random(), mode=wr.mode, rng=rng)
-                cut = rig.cut(wr, torn)
+                land = None
+                if rig.misexecutes and rng.random() < 0.5:  # the detector off
+                    land = rng.choice(wrong_addresses(wr.address, rig.footprint))
+                    work.out.figure("cuts_misexecuted", 1)
+                cut = rig.cut(wr, torn, land)
                 work.judge(
                     expect,
                     cut,
                     lit=kind == "clear",
-                    replay=(image, codes, [step(wr.cycle - w.start, torn)]),
+                    replay=(image, codes, [step(wr.cycle - w.start, torn, land)]),
                 )
                 work.out.figure(f"cuts_in_{'clears' if kind == 'clear' else 'writes'}", 1)
                 image = cut

@@ -4,7 +4,9 @@
 ``@`` and a firmware path, IMAGE the starting EEPROM in hex, CODES the ADC
 codes every press reads (three hex digits each), and STEPS the presses, each
 ``c<cycles>t<torn>`` (cut that many cycles after power-on, the byte in flight
-left at ``torn``, two hex digits, or ``--`` for "lost") or ``boot``; or a
+left at ``torn``, two hex digits, or ``--`` for "lost"), with ``m<address>``
+after it when the cut misexecutes (the brown-out detector off: the write
+lands at that address instead, fairdie.campaigns), or ``boot``; or a
 whole campaign unit to run again (``unit=`` and its arguments), for a
 violation that no single press shows.
 """
@@ -18,6 +20,7 @@ from typing import NamedTuple
 from fairdie.subjects.die.faults._target import FaultsError, Target
 
 __all__ = [
+    "Step",
     "WholePress",
     "parse_replay",
     "press_step",
@@ -41,8 +44,9 @@ def replay_id(
     )
 
 
-def step(cycles: int, torn: int | None) -> str:
-    return f"c{cycles}t{'--' if torn is None else f'{torn:02x}'}"
+def step(cycles: int, torn: int | None, land: int | None = None) -> str:
+    text = f"c{cycles}t{'--' if torn is None else f'{torn:02x}'}"
+    return text if land is None else f"{text}m{land}"
 
 
 class WholePress(NamedTuple):
@@ -73,10 +77,14 @@ def unit_args(text: str) -> tuple[object, ...] | None:
         raise FaultsError(f"not a replay id: {text!r}") from None
 
 
+#: a cut: (cycles after power-on, torn value or None, the address it lands at or None)
+Step = tuple[int, int | None, int | None]
+
+
 def parse_replay(
     text: str,
-) -> tuple[str, Target, bytes, list[int], list[tuple[int, int | None] | WholePress | None]]:
-    """``(campaign, target, image, codes, steps)``; a step is ``(cycles, torn)``
+) -> tuple[str, Target, bytes, list[int], list[Step | WholePress | None]]:
+    """``(campaign, target, image, codes, steps)``; a step is a :data:`Step`
     (a cut), a :class:`WholePress` or None (boot)."""
     parts = text.strip().split("~")
     try:
@@ -85,7 +93,7 @@ def parse_replay(
         if len(codes_hex) % 3:
             raise ValueError
         codes = [int(codes_hex[i : i + 3], 16) for i in range(0, len(codes_hex), 3)]
-        steps: list[tuple[int, int | None] | WholePress | None] = []
+        steps: list[Step | WholePress | None] = []
         for s in steps_text.split(","):
             if s.startswith("unit="):
                 continue  # fairdie.subjects.die.faults._run.replay reruns the unit (unit_args)
@@ -95,10 +103,13 @@ def parse_replay(
             if s.startswith("p"):
                 steps.append(WholePress(int(s[1:])))
                 continue
-            cycles, torn = s[1:].split("t")
-            if not s.startswith("c"):
+            cycles, rest = s[1:].split("t")
+            torn, _, land = rest.partition("m")
+            if not s.startswith("c") or (_ and not land):
                 raise ValueError
-            steps.append((int(cycles), None if torn == "--" else int(torn, 16)))
+            steps.append(
+                (int(cycles), None if torn == "--" else int(torn, 16), int(land) if land else None)
+            )
     except ValueError:
         raise FaultsError(f"not a replay id: {text!r}") from None
     target = (

@@ -77,6 +77,10 @@ class Rig:
         self.chip = self.die.chip
         self.size = self.chip.eeprom_size
         self._vcc = self.chip.vcc_mv
+        # the fuses decide whether a cut may misexecute (the brown-out detector off)
+        self.fuses, self.fuse_source = target.made_setup().fuses()
+        self.misexecutes = campaigns.misexecutes(self.fuses)
+        self.footprint = tuple(self.model.footprint)
 
     # ---- pressing ------------------------------------------------------------
 
@@ -94,13 +98,21 @@ class Rig:
         face = int(shown) if shown.isdigit() else None
         return face, self.die.first_lit() if face is not None else None
 
-    def cut_at(self, image: bytes, codes: Sequence[int], cycles: int, torn: int | None) -> Cut:
+    def cut_at(
+        self,
+        image: bytes,
+        codes: Sequence[int],
+        cycles: int,
+        torn: int | None,
+        land: int | None = None,
+    ) -> Cut:
         """Press from ``image`` and cut ``cycles`` after power-on, the byte in
-        flight (if any) left at ``torn``: the replay of any cut."""
+        flight (if any) left at ``torn``, or landed at ``land`` (a cut that
+        misexecutes): the replay of any cut."""
         chip = self.chip
         self._start(image, codes)
         start = chip.cycle
-        left = campaigns.cut(chip, torn=torn, at=start + cycles)
+        left = campaigns.cut(chip, torn=torn, at=start + cycles, land=land)
         lit = self.die.first_lit()  # a power-off keeps the cycle the first LED lit
         return Cut(chip.cycle - start, 1, left, lit is not None, torn)
 
@@ -124,10 +136,12 @@ class Rig:
         chip.power_off()
         return written
 
-    def cut(self, write: Write, torn: int | None) -> bytes:
+    def cut(self, write: Write, torn: int | None, land: int | None = None) -> bytes:
         """The image a cut leaves as ``write`` has just started, with the
-        byte at ``torn`` (None: the write is lost, the byte keeps its value)."""
-        return campaigns.cut(self.chip, write, torn)
+        byte at ``torn`` (None: the write is lost, the byte keeps its value),
+        or landed at ``land`` (a cut that misexecutes: ``torn`` None there is
+        the write's new value)."""
+        return campaigns.cut(self.chip, write, torn, land=land)
 
     def every_cycle(self, image: bytes, codes: Sequence[int], hold_s: float) -> Timeline:
         """A cut at every cycle of a press (fairdie.campaigns.every_cycle), the

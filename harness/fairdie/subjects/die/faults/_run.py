@@ -11,6 +11,7 @@ from fairdie.subjects.die.faults import _cuts, _hostile, _wear
 from fairdie.subjects.die.faults import _hostile_noise as _noise
 from fairdie.subjects.die.faults._ids import WholePress, parse_replay, unit_args
 from fairdie.subjects.die.faults._outcome import Outcome
+from fairdie.subjects.die.faults._rig import Rig
 from fairdie.subjects.die.faults._target import FaultsError, Target
 from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot, judge_press
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
@@ -47,6 +48,7 @@ class Report:
     seed: int
     outcomes: dict[str, Outcome]
     seconds: float
+    brown_out: dict[str, object] | None = None  #: the fuses and what the cuts modelled
 
     @property
     def violations(self) -> int:
@@ -64,6 +66,7 @@ class Report:
             "violations": self.violations,
             "replays": [v.replay for o in self.outcomes.values() for v in o.violations],
             "campaigns": {k: o.as_json() for k, o in self.outcomes.items()},
+            "brown_out": self.brown_out,
             "seconds": round(self.seconds, 2),
         }
 
@@ -86,7 +89,7 @@ def run_faults(
     t0 = time.perf_counter()
     # the setup made once, here: every unit carries it to its worker
     target = (target or Target()).resolved()
-    rig_for(target)  # a target with no model fails here, before any work
+    rig = rig_for(target)  # a target with no model fails here, before any work
     units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
     outcomes = {c: Outcome(c) for c in campaigns}
     for done, out in enumerate(
@@ -96,7 +99,17 @@ def run_faults(
         outcomes[out.campaign].seconds += out.seconds
         if progress is not None:
             progress(done, len(units))
-    return Report(target, quick, seed, outcomes, time.perf_counter() - t0)
+    return Report(target, quick, seed, outcomes, time.perf_counter() - t0, _brown_out(rig))
+
+
+def _brown_out(rig: Rig) -> dict[str, object]:
+    f = rig.fuses
+    return {
+        "fuses": f.burn if f is not None else None,
+        "source": rig.fuse_source,
+        "detector": f.bod if f is not None else "unknown",
+        "misexecutes": rig.misexecutes,
+    }
 
 
 def replay(text: str) -> list[Violation]:
@@ -123,9 +136,9 @@ def replay(text: str) -> list[Violation]:
                 found.append(Violation(verdict[0], text, verdict[1]))
             image = w.after
             continue
-        cycles, torn = s
+        cycles, torn, land = s
         expect = Expect(rig.model, image, codes)
-        cut = rig.cut_at(image, codes, cycles, torn)
+        cut = rig.cut_at(image, codes, cycles, torn, land)
         verdict = expect.judge(cut.image, lit=cut.lit)
         if verdict is not None:
             found.append(Violation(verdict[0], text, verdict[1]))
