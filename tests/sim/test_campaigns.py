@@ -5,6 +5,7 @@ toggling PB0 after each."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
@@ -20,8 +21,10 @@ from fairdie.campaigns import (
     chip_of,
     cut,
     every_cycle,
+    misexecutes,
     physical,
     stop_at_writes,
+    wrong_addresses,
 )
 from fairdie.device import Device
 from fairdie.errors import FairdieError
@@ -117,6 +120,36 @@ def test_a_cut_later_in_a_write_and_outside_it(chip: Chip) -> None:
     assert cut(chip, second, 0x00)[:2] == bytes([0x5A, 0x00])
     with pytest.raises(FairdieError, match="not within the write"):
         cut(chip, first, 0, at=first.done + 1)
+
+
+def test_a_cut_that_misexecutes_lands_the_write_at_a_wrong_address(chip: Chip) -> None:
+    writes = stop_at_writes(chip, to_cycle=chip.cycle + chip.cycles_for(RUN_S))
+    footprint = range(8)
+    for k, w in enumerate(writes):
+        done = _after(*WRITES[:k])
+        lands = wrong_addresses(w.address, footprint)
+        assert w.address not in lands and len(lands) == 7
+        for land in lands:
+            for torn, value in ((None, w.new), (0x3C, 0x3C)):
+                image = cut(chip, w, torn, land=land)
+                want = bytearray(done)  # its own byte keeps its old value
+                want[land] = value  # the wrong one takes the value
+                assert image == bytes(want), (w.address, land, torn)
+    # a seeded draw: reproducible, from the footprint, never the write's own address
+    a = wrong_addresses(3, footprint, rng=random.Random(1), count=2)
+    assert a == wrong_addresses(3, footprint, rng=random.Random(1), count=2)
+    assert len(a) == 2 and 3 not in a and set(a) <= set(footprint)
+    # no write in flight: land changes nothing
+    chip.restore(writes[-1].snapshot)
+    chip.run(to_cycle=writes[-1].done + 10)
+    assert cut(chip, land=5) == _after(*WRITES)
+
+
+def test_the_fuses_say_whether_a_cut_misexecutes(build_test_firmware) -> None:
+    on = build_test_firmware("eeprom").fuses
+    off = build_test_firmware("eeprom", EE_BOD_OFF=1).fuses
+    assert not misexecutes(on) and misexecutes(off)
+    assert misexecutes(None)  # no fuses known: the factory values leave the detector off
 
 
 def test_a_cut_anywhere_from_where_the_chip_is(chip: Chip) -> None:

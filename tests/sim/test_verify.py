@@ -295,7 +295,9 @@ def test_a_board_that_is_no_die_runs_the_core_checks_and_skips_the_dies(
     assert out["energy"]["run_s"] == 2 and out["energy"]["presses_recorded"] == 0
     assert c["stored-before-shown"]["status"] == "skipped"
     assert "wrote no EEPROM" in c["stored-before-shown"]["reason"]
-    assert "model" not in out and out["facts"] == []  # the die's checks learnt nothing
+    # the die's checks learnt nothing; the core's brown-out check names the fuses
+    assert "model" not in out and out["facts"] == ["fuses"]
+    assert out["fuses"] == "lfuse 0x6A hfuse 0xFF" and c["brown-out"]["status"] == "pass"
     text = format_verdict(out)
     assert re.search(r"^power-cuts\s+skipped\s+board tone-box is no die", text, re.M)
     # asked for a die's check only: it is still skipped for the board, not run
