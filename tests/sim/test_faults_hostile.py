@@ -145,10 +145,13 @@ class _Forgetful:
     def state(self, image: bytes) -> bytes:
         return self.model.state(image)
 
-    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def conversions(self, codes: Sequence[int]) -> int:
+        return self.model.conversions(codes)
+
+    def step(self, state: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
         return self.model.step(state, codes)
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int, bytes]:
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
         self.lost -= 1
         face, after = self.model.press(image, codes)
         return face, image if self.lost >= 0 else after
