@@ -207,7 +207,13 @@ def test_mutation_switches_off_leave_the_default_build() -> None:
     default = build("die_t13a")
     off = build(
         "die_t13a",
-        defines={"DIE_MUTANT_LED_MAP": 0, "DIE_MUTANT_SHOW_FIRST": 0, "DIE_MUTANT_REBASE_WRAP": 0},
+        defines={
+            "DIE_MUTANT_LED_MAP": 0,
+            "DIE_MUTANT_SHOW_FIRST": 0,
+            "DIE_MUTANT_REBASE_WRAP": 0,
+            "DIE_MUTANT_NO_HEALTH": 0,
+            "DIE_MUTANT_BOD_OFF": 0,
+        },
     )
     assert off.hex.read_bytes() == default.hex.read_bytes()
     assert default.flash_bytes <= default.flash_budget  # the budget is the property, not a size
