@@ -228,3 +228,13 @@ def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
     assert "note: these faces do not depend on --seed (seed 1 rolls the same)" in r.stdout
     floating = json.loads(_cli("campaign", "--presses", "60", "--json").stdout)
     assert floating["seed_matters"] is True and floating["timing"] is None
+
+
+@pytest.mark.parametrize("noise", ["floating", "weak:10"])
+def test_both_product_builds_show_the_same_faces_for_the_same_noise(noise: str) -> None:
+    """The README's table serves both builds: they read the same codes at each
+    press, flag the same presses and roll the same faces."""
+    direct = run_campaign(Campaign(300, noise, seed=3))
+    charlieplex = run_campaign(Campaign(300, noise, seed=3, board="die-charlieplex"))
+    assert charlieplex.model == direct.model == "fair"
+    assert charlieplex.faces == direct.faces
