@@ -9,9 +9,13 @@
 ; drawn is the pool's next output bit XOR the next fresh bit while they
 ; last, and that fresh bit is also fed into the pool. A press rolls only
 ; with FAIR_BITS fresh bits, so a player who knows the firmware, the pool
-; and every face before can do no better than the rule's weights; a source
-; that cannot give them fails its health tests, and the die shows the
-; fault pattern instead of a face that could be predicted.
+; and every face before can do no better than the rule's weights (about
+; 1 draw in 14 needs more bits: the pool's, after the fresh ones were fed
+; into it). A dead, stuck or railed pin, or one that rarely changes, fails
+; the health tests and the die shows the fault pattern instead of a face.
+; What no health test can see: a signal that keeps changing its low bit in
+; a fixed pattern is predictable to whoever knows the pattern. The measured
+; figures for each kind of player: README, "Who can predict the die".
 ;
 ; A face's weight is 8, 3 or 1 when its offset above the least-counted face
 ; is 0, 1 or 2, and none at 3: no face ever gets more than 3 ahead of
