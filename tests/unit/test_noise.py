@@ -4,6 +4,7 @@ Hypothesis strategies are in test_noise_strategies.py)."""
 from __future__ import annotations
 
 import math
+import os
 import statistics
 from collections import Counter
 from collections.abc import Callable
@@ -717,3 +718,19 @@ def test_parse_noise_errors(spec: str, message: str) -> None:
     with pytest.raises(ValueError, match=message.replace(".", r"\.").replace("(", r"\(")) as e:
         parse_noise(spec, seed=0, vcc_mv=3000)
     assert "\n" not in str(e.value)
+
+
+def test_a_trace_is_a_regular_file_of_bounded_size(tmp_path: Path) -> None:
+    """A device or a FIFO is refused before it is read (/dev/zero would be read
+    until memory ran out), and so is a file too large to be a recording."""
+    from fairdie.noise import _trace
+
+    fifo = tmp_path / "fifo.csv"
+    os.mkfifo(fifo)
+    for path in ("/dev/zero", str(fifo)):
+        with pytest.raises(ValueError, match="not a regular file"):
+            parse_noise(f"trace:{path}", seed=0, vcc_mv=3000)
+    big = tmp_path / "big.csv"
+    big.write_text("code\n" + "1\n" * (_trace.MAX_TRACE_BYTES // 2))
+    with pytest.raises(ValueError, match="more than the"):
+        parse_noise(f"trace:{big}", seed=0, vcc_mv=3000)

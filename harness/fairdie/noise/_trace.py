@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -58,9 +59,22 @@ class Trace(Cycle):
         return f"Trace({str(self.path)!r}, vcc_mv={self.vcc_mv:g}, per_press={self.per_press})"
 
 
+#: the largest recording read: some million readings (a device or a runaway
+#: file given by mistake is refused, not read until memory runs out)
+MAX_TRACE_BYTES = 16 * 1024 * 1024
+
+
 def _load(path: Path, vcc: float) -> tuple[float, ...]:
     name = str(path)
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"noise trace {name}: not a regular file")
+        if st.st_size > MAX_TRACE_BYTES:
+            raise ValueError(
+                f"noise trace {name}: {st.st_size:,} bytes, more than the"
+                f" {MAX_TRACE_BYTES:,} a recording may have"
+            )
         with path.open(newline="", encoding="utf-8-sig") as f:
             return _read(f, name, vcc)
     except OSError as e:
