@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ def test_the_player_sees_the_weighted_window() -> None:
     assert FairTable(table).probs() == state.probs()
 
 
+@pytest.mark.slow  # the spec's whole search, exact: the tier re-run leaves it out
 def test_the_rule_beats_the_best_dynamic_dice_at_T25() -> None:
     best = search(6, 25, 0.90)["dynamic_dice"]
     rule = exact(WeightedWindow(6, (8, 3, 1)), 25)
