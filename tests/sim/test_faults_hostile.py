@@ -117,7 +117,7 @@ def test_g7_the_seed_counters_wear_out_and_say_so(seed_quick: Report) -> None:
     ("variant", "board", "invariant"),
     [
         ("direct", "die-charlieplex", "I4"),  # its LEDs on other pins: no face lights
-        ("seed", "die-direct", "model"),  # one conversion a press, not the fair rule's 16
+        ("seed", "die-direct", "model"),  # one conversion a press, not the fair rule's 64 or more
     ],
 )
 def test_g5_a_firmware_its_model_does_not_describe_fails_and_replays(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import pytest
 from hypothesis import given, settings
@@ -151,3 +152,16 @@ def test_a_sample_is_healthy_exactly_when_no_test_fails(codes: list[int]) -> Non
     else:
         assert s.noise is None
         assert (longest == _fair.RCT_CUTOFF) == (s.failure == "repetition")
+
+
+def test_the_cut_offs_follow_from_the_assessed_entropy() -> None:
+    """fair.h's and the README's figures: H = 0.8 bit per code; the repetition
+    cut-off is NIST's 1 + ceil(30 / H) (2^-30 per code); the proportion test
+    trips a source at exactly H with chance 2.9e-7 a press, below 2^-20."""
+    h = 0.8
+    p = 2**-h
+    assert 1 + math.ceil(30 / h) == _fair.RCT_CUTOFF
+    n = _fair.WINDOW - 1  # the first code is counted, then the 63 after it
+    k = _fair.APT_CUTOFF - 1  # that many more equal to it fail
+    tail = sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1))
+    assert tail < 2**-20 and f"{tail:.1e}" == "2.9e-07"

@@ -238,7 +238,7 @@ class _ModelRun:
 def conversion_instants(die: Any) -> tuple[int, list[float]]:
     """The analog channel and the seconds after power-on at which one press of
     this (fresh) die converts: the firmware converts at the same instants
-    at every press, as many as it needs (see :func:`press_codes`)."""
+    at every press, as many as it needs (see :class:`PressReader`)."""
     die.set_noise("uniform")
     die.roll(_HOLD_S)
     chip = die.chip

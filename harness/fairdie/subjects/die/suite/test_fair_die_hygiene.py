@@ -56,7 +56,7 @@ NOISE_CHANNEL = 2  # ADC2 on PB4 (pins.h)
 PERSISTENCE_S = 0.020  # the boards' persistence window
 VISIBLE = 0.02  # an eye sees an LED lit this fraction of it (the board model's floor)
 # a face lights well within this after power-on (the seed rule's six writes:
-# 20.4 ms; the fair rule's 16 conversions and one five-byte record: some 20 ms)
+# 20.4 ms; the fair rule's 64..256 conversions, 6..22 ms, and one record: at most 45 ms)
 FIRST_LIGHT_S = 0.1
 ROLL_STORED_S = 0.05  # by then every press is stored (and its face shown)
 CLEAR_DONE_S = 10.0  # by then the clear is stored too (it starts at 9.92 s)
