@@ -33,7 +33,7 @@ class Trace(Cycle):
         self.path = Path(path)
         self.vcc_mv = check_vcc(vcc_mv)
         self.per_press = per_press
-        self._mv = _load(self.path, self.vcc_mv)
+        self._replay(_load(self.path, self.vcc_mv))
 
     @property
     def per_press(self) -> int:
@@ -53,7 +53,7 @@ class Trace(Cycle):
 
     def seek(self, press: int) -> None:
         """Start press ``press`` at row ``(press * per_press) % rows``."""
-        self._next = check_press(press) * self._per_press % len(self._mv)
+        self._move(check_press(press) * self._per_press % len(self._mv))
 
     def __repr__(self) -> str:
         return f"Trace({str(self.path)!r}, vcc_mv={self.vcc_mv:g}, per_press={self.per_press})"
