@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from fairdie.noise._adc import ADC_MAX, mv_array, mv_table
-from fairdie.noise._seeded import Seeded, check_press, check_vcc, clip, keyed
+from fairdie.noise._seeded import Seeded, check_count, check_press, check_vcc, clip, keyed
 from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
@@ -292,7 +292,27 @@ class Hum(Seeded):
         return f"Hum({self.hz:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
 
-class Stuck:
+class Steady:
+    """A model that reads the same at every conversion of a channel, at every
+    press: its blocks and presses are that value repeated."""
+
+    def __call__(self, channel: int) -> float:
+        raise NotImplementedError
+
+    def next_values(self, channel: int, n: int) -> Values:
+        return np.full(max(1, n), self(channel))
+
+    def press_values(self, press: int, n: int, channel: int = 0) -> Values:
+        """The first ``n`` values of press ``press`` (the same at any press)."""
+        check_press(press)
+        return np.full(check_count(n), self(channel))
+
+    def seek(self, press: int) -> None:
+        """Start press ``press`` (checked, and otherwise the same as any)."""
+        check_press(press)
+
+
+class Stuck(Steady):
     """Always the same voltage: a shorted or saturated input (the same at
     every press, so :meth:`seek` has nothing to do)."""
 
@@ -303,13 +323,6 @@ class Stuck:
 
     def __call__(self, channel: int) -> float:
         return self.mv
-
-    def next_values(self, channel: int, n: int) -> Values:
-        return np.full(max(1, n), self.mv)
-
-    def seek(self, press: int) -> None:
-        """Start press ``press`` (checked, and otherwise the same as any)."""
-        check_press(press)
 
     def __repr__(self) -> str:
         return f"Stuck(mv={self.mv:g})"
@@ -367,7 +380,7 @@ class Weak(Seeded):
 DEAD_NEAR_RAIL = (0.25, 4)
 
 
-class Dead:
+class Dead(Steady):
     """A dead input: no analog noise at all, one code at every conversion.
 
     Unlike :class:`Stuck` (a voltage the user names), the code is drawn once
@@ -401,13 +414,6 @@ class Dead:
 
     def __call__(self, channel: int) -> float:
         return self._mv[self.code(channel)]
-
-    def next_values(self, channel: int, n: int) -> Values:
-        return np.full(max(1, n), self._mv[self.code(channel)])
-
-    def seek(self, press: int) -> None:
-        """Start press ``press`` (checked, and otherwise the same as any)."""
-        check_press(press)
 
     def __repr__(self) -> str:
         return f"Dead(seed={self.seed}, vcc_mv={self.vcc_mv:g})"
