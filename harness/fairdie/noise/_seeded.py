@@ -183,7 +183,7 @@ class Seeded:
         press, streams = state
         self.seek(press)
         for n, rng, value, count in streams:
-            self._stream(n).set_state(rng, value, count)
+            self._streams[n] = NoiseStream(rng, value, count)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed}, vcc_mv={self.vcc_mv:g})"
