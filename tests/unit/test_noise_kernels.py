@@ -75,3 +75,16 @@ def test_press_values_leave_the_model_where_it_was() -> None:
         model.press_values(-1, 5)
     with pytest.raises(ValueError, match="n must be"):
         model.press_values(0, -5)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_presses_in_turn_or_not_read_the_reference(kind: str) -> None:
+    """Presses sought in turn have their first blocks made ahead: the same values."""
+    make, ref = MODELS[kind]
+    model = make(5, 3000.0)
+    for press in [*range(75), 3, 40, 41, 200, 7, 8, 9]:
+        model.seek(press)  # type: ignore[attr-defined]
+        first = model.next_values(1, 40)  # type: ignore[attr-defined]
+        more = model.next_values(1, 20)  # type: ignore[attr-defined]
+        expected = ref(5, 3000.0, press, 1, len(first) + len(more))
+        assert _bits(np.concatenate([first, more])) == _bits(expected), press

@@ -118,6 +118,10 @@ def keyed(key: str) -> NoiseStream:
 #: ``(press, ((channel, generator state, value, count), ...))``
 State = tuple[int, tuple[tuple[int, int, float, int], ...]]
 
+#: When a model is sought press after press, the first blocks of this many
+#: presses are made at once (a press's values are the same; it costs less).
+AHEAD = 32
+
 
 class Seeded:
     """A seeded model whose generators are keyed by (kind, seed, press, channel).
@@ -137,6 +141,9 @@ class Seeded:
         #: changed by every seek and restore (see the module)
         self.epoch = 0
         self._streams: dict[int, NoiseStream] = {}
+        # per channel: presses' first blocks made ahead, and the last press started
+        self._ahead: dict[int, dict[int, tuple[NoiseStream, Values]]] = {}
+        self._started: dict[int, int] = {}
 
     def seek(self, press: int) -> None:
         """Start press ``press``: its readings depend on nothing read before."""
@@ -167,7 +174,27 @@ class Seeded:
 
     def next_values(self, channel: int, n: int) -> Values:
         """The channel's next ``n`` values (see the module)."""
-        return self._fill(self._stream(channel), self.press, channel, max(1, n))
+        s = self._streams.get(channel)
+        if s is None:
+            return self._first_block(channel, max(1, n))
+        return self._fill(s, self.press, channel, max(1, n))
+
+    def _first_block(self, channel: int, n: int) -> Values:
+        """The first block of this press on a channel: made with those of the
+        next presses (:data:`AHEAD`) when the presses come in turn."""
+        press = self.press
+        ahead = self._ahead.setdefault(channel, {})
+        made = ahead.pop(press, None)
+        if made is None:
+            ahead.clear()
+            count = AHEAD if self._started.get(channel) == press - 1 else 1
+            for k in range(press, press + count):
+                s = self._new_stream(k, channel)
+                ahead[k] = s, self._fill(s, k, channel, n)
+            made = ahead.pop(press)
+        self._started[channel] = press
+        self._streams[channel], block = made
+        return block
 
     def press_values(self, press: int, n: int, channel: int = 0) -> Values:
         """The first ``n`` values of press ``press`` on ``channel``; the model
