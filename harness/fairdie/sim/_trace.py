@@ -8,8 +8,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from fairdie.sim._chipbase import ChipBase
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
@@ -18,9 +16,7 @@ if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
 
 EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
-_EVENT_FIELDS = np.dtype(
-    [("cycle", "<u8"), ("kind", "<u4"), ("a", "<u4"), ("b", "<u4"), ("c", "<u4")]
-)
+_HALVES, _KIND_HALF, _CODE_HALF = EVENT.size // 2, 8 // 2, 20 // 2  # kind at byte 8, c at 20
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
@@ -28,6 +24,7 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 _fd_pending = lib.fd_pending
 _PIN_KIND = int(EventKind.PIN)
 _ADC_KIND = int(EventKind.ADC)
+_ADC_HALF = struct.pack("<H", _ADC_KIND)
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
@@ -96,8 +93,15 @@ class Trace:
     def adc_codes(self, since: int = 0) -> tuple[int, ...]:
         """The codes of :meth:`adc` alone (what the firmware read), without
         an object per conversion."""
-        ev = np.frombuffer(self._buf, dtype=_EVENT_FIELDS, offset=since * EVENT.size)
-        return tuple((ev["c"][ev["kind"] == _ADC_KIND] & 0xFFFF).tolist())
+        # the events as 16-bit halves (little-endian, as EVENT): the kind's low
+        # half (kinds are below 2**16) and the code (c's low half) of each
+        h = memoryview(self._buf).cast("H")[since * _HALVES :]
+        kinds, codes = h[_KIND_HALF::_HALVES], h[_CODE_HALF::_HALVES]
+        if kinds.tobytes() == _ADC_HALF * len(kinds):  # conversions only: a press's trace
+            return tuple(codes.tolist())
+        return tuple(
+            c for k, c in zip(kinds.tolist(), codes.tolist(), strict=True) if k == _ADC_KIND
+        )
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))
