@@ -88,3 +88,23 @@ def test_presses_in_turn_or_not_read_the_reference(kind: str) -> None:
         more = model.next_values(1, 20)  # type: ignore[attr-defined]
         expected = ref(5, 3000.0, press, 1, len(first) + len(more))
         assert _bits(np.concatenate([first, more])) == _bits(expected), press
+
+
+@pytest.mark.parametrize("kind", sorted(set(MODELS) - {"dead"}))  # dead keeps no position
+def test_calls_blocks_and_snapshots_mixed_read_the_reference_in_turn(kind: str) -> None:
+    """Calls are served from blocks made ahead: a block asked for after some
+    calls, or a snapshot taken between them, starts at the next value."""
+    make, ref = MODELS[kind]
+    expected = _bits(ref(8, 3000.0, 4, 0, 300))
+    model = make(8, 3000.0)
+    model.seek(4)  # type: ignore[attr-defined]
+    got = [model(0) for _ in range(10)]  # type: ignore[operator]
+    snap = model.snapshot()  # type: ignore[attr-defined]
+    got += list(model.next_values(0, 30))  # type: ignore[attr-defined]
+    got += [model(0) for _ in range(100)]  # type: ignore[operator]
+    assert _bits(got) == expected[: 8 * len(got)]
+    model.press_values(9, 10)  # type: ignore[attr-defined]
+    model.restore(snap)  # type: ignore[attr-defined]
+    again = [model(0) for _ in range(7)]  # type: ignore[operator]
+    again += list(model.next_values(0, 283))  # type: ignore[attr-defined]
+    assert _bits(got[:10] + again) == expected[: 8 * (10 + len(again))]

@@ -285,6 +285,11 @@ class Hum(Seeded):
         start = self.start_s if press == self.press else self._start_time(press)
         return self._values(stream, start, n)
 
+    def __call__(self, channel: int) -> float:
+        if self._clock is None:
+            return super().__call__(channel)
+        return float(self.next_values(channel, 1)[0])
+
     def next_values(self, channel: int, n: int) -> Values:
         """The next values; with a clock one, at the clock's time (a block
         cannot know when later conversions come)."""
