@@ -7,6 +7,7 @@ one at a time."""
 from __future__ import annotations
 
 import itertools
+import pickle
 import struct
 
 import numpy as np
@@ -108,3 +109,15 @@ def test_calls_blocks_and_snapshots_mixed_read_the_reference_in_turn(kind: str) 
     again = [model(0) for _ in range(7)]  # type: ignore[operator]
     again += list(model.next_values(0, 283))  # type: ignore[attr-defined]
     assert _bits(got[:10] + again) == expected[: 8 * (10 + len(again))]
+
+
+def test_a_model_pickles_with_its_position() -> None:
+    model = Floating(3, 3000.0)
+    model.seek(2)
+    [model(1) for _ in range(5)]
+    model.next_values(1, 20)  # the rest of the values made for the calls
+    copy = pickle.loads(pickle.dumps(model))
+    assert _bits(copy.next_values(1, 50)) == _bits(model.next_values(1, 50))
+    copy.seek(3)
+    model.seek(3)
+    assert _bits(copy.next_values(1, 50)) == _bits(model.next_values(1, 50))
