@@ -265,6 +265,7 @@ class Hum(Seeded):
 
     def bind_clock(self, clock: Callable[[], float]) -> None:
         """Read the seconds since this press's power-on from ``clock()``."""
+        self._drop_served()  # values made ahead for calls were made without it
         self._clock = clock
 
     def _values(

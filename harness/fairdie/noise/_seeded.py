@@ -63,6 +63,7 @@ __all__ = [
     "SeekableNoise",
     "State",
     "Values",
+    "check_count",
     "check_press",
     "check_vcc",
     "clip",
@@ -233,6 +234,13 @@ class Seeded:
     def snapshot(self) -> State:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
         return self.press, tuple((n, *self._position(n, s)) for n, s in self._streams.items())
+
+    def _drop_served(self) -> None:
+        """Forget the values made ahead for calls: each stream stands after
+        the values served (for a model whose next values may change)."""
+        for channel, stream in self._streams.items():
+            self._streams[channel] = NoiseStream(*self._position(channel, stream))
+        self._served.clear()
 
     def _position(self, channel: int, stream: NoiseStream) -> tuple[int, float, int]:
         """A channel's stream as it would be had it made only the values served."""
