@@ -134,8 +134,10 @@ int fd_powered(fd_chip *chip);
 /* Running: to the absolute cycle deadline, or until a stop. Returns
  * FD_STOP_* bits; with FD_STOP_EVENT, *why (may be NULL) is the event. */
 uint32_t fd_run(fd_chip *chip, uint64_t deadline, const fd_stops *stops, fd_event *why);
-/* The fair baseline for the benchmark: avr->run in a C loop, nothing else. */
-void fd_run_raw(fd_chip *chip, uint64_t deadline);
+/* The benchmark's yardstick: avr->run in a C loop, nothing else; batch 1
+ * raises simavr's run_cycle_limit as fd_run does (a cycle timer at the
+ * deadline), batch 0 keeps simavr's default of one instruction per call. */
+void fd_run_raw(fd_chip *chip, uint64_t deadline, int batch);
 /* One avr->run per call: the unit the old pysimavr binding stepped from
  * Python (a benchmark yardstick; the harness never steps from Python).
  * Returns the cycle after the step. */
