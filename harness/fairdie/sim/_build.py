@@ -25,7 +25,10 @@ HERE = Path(__file__).resolve().parent
 #: The simavr release the shim is written and tested against.
 SIMAVR_VERSION = "1.6"
 
-_CALLBACKS = 'extern "Python+C" int fd_py_adc(uint64_t chip_id, int channel);'
+_CALLBACKS = """
+extern "Python+C" int fd_py_adc(uint64_t chip_id, int channel);
+extern "Python+C" int fd_py_adc_block(uint64_t chip_id, int channel);
+"""
 
 
 def _run(*cmd: str) -> str | None:
@@ -83,9 +86,18 @@ def make_builder() -> FFI:
         '#include "_shim.h"\n',
         sources=[_relative(p) for p in shim_sources()],
         include_dirs=[str(HERE)],
-        libraries=["simavr"],
+        libraries=["simavr", "m"],
         library_dirs=[a[2:] for a in _pkg_config("--libs") if a.startswith("-L")],
-        extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        # -ffp-contract=off: no fused multiply-add, so the noise kernels'
+        # doubles are Python's, operation for operation, on every machine
+        extra_compile_args=[
+            "-O2",
+            "-std=gnu11",
+            "-ffp-contract=off",
+            "-Wall",
+            "-Wextra",
+            "-Wno-unused-parameter",
+        ],
     )
     return ffi
 
