@@ -235,6 +235,20 @@ uint32_t fd_unmodelled_seen(fd_chip *chip);
 void fd_snapshot(fd_chip *chip, uint8_t *out);
 int fd_restore(fd_chip *chip, const uint8_t *in);
 
+/* Presses of a power switch replayed with no Python between them, from a
+ * snapshot of the chip powered off (_shim_presses.c): press k feeds ADC
+ * channel from mv[ends[k - 1] .. ends[k]) (ends[-1] = 0; fd_adc_buffer),
+ * powers on (the LED history restarted), runs holds[k] cycles, stores the
+ * LEDs' lit cycles over its last window cycles at lit[k * nleds] (unless
+ * lit is NULL) and powers off. The trace records nothing; the channel is
+ * left fed as the snapshot fed it. Returns 0; -1 for a bad snapshot (or of
+ * a powered chip), bad ends, no such ADC channel or a value it cannot take,
+ * -2 when the core crashed, -3 when a press converted more values than
+ * given, -4 fewer; *done: the presses made in full. */
+int fd_replay_presses(fd_chip *chip, const uint8_t *snapshot, int channel, const double *mv,
+                      const uint32_t *ends, uint32_t n, const uint64_t *holds, uint64_t window,
+                      uint64_t *lit, uint32_t *done);
+
 /* Debugging (fairdie.debug): breakpoints, data watches and a step range,
  * checked in C before every instruction of a run whose stops include
  * FD_EV_PC, and only while one of them is set: other runs batch as ever. A
