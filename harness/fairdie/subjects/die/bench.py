@@ -34,7 +34,8 @@ noise, the ``die-direct`` and ``die-charlieplex`` builds):
 
 - ``presses_per_s_direct``, ``presses_per_s_charlieplex``: presses per second
   of ``Die.roll()`` (default hold 0.2 s): in each round, presses until their
-  own time (each ``roll()`` timed alone) reaches ``press_seconds``. One press
+  own time (each ``roll()`` timed alone) reaches ``press_seconds`` (at least 8
+  presses). One press
   before any round is not counted (the first press of an erased die clears
   its table and is longer).
 - ``press_floor_per_s_direct``, ``press_floor_per_s_charlieplex``: the same
@@ -107,6 +108,7 @@ ROWS: tuple[tuple[str, str | None, str | None], ...] = (
 )
 
 _PRESS_SECONDS = 0.5
+_MIN_PRESSES = 8  # a round presses at least this often, however slow the machine
 _SNAPSHOT_PAIRS = 1000
 _SLICES = 10  # the engine's loops take turns this many times per round
 
@@ -161,7 +163,8 @@ class _Presses:
 
 
 def _press(die: Any, seconds: float) -> _Presses:
-    """The die's presses until their own time reaches ``seconds``, recorded."""
+    """The die's presses until their own time reaches ``seconds`` (and at
+    least ``_MIN_PRESSES`` of them), recorded."""
     from fairdie.errors import SimulationError
     from fairdie.sim import EventKind
 
@@ -174,7 +177,7 @@ def _press(die: Any, seconds: float) -> _Presses:
     shown: list[str] = []
     holds: list[int] = []
     channels = set()
-    while spent < seconds:
+    while spent < seconds or len(ends) < _MIN_PRESSES:
         before = chip.cycle
         t = time.perf_counter()
         press = die.roll()
