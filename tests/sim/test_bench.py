@@ -137,7 +137,11 @@ def test_the_floor_replays_the_dies_presses_alike(pressed):
     die, p = pressed
     assert len(p.ends) == 8 and p.ends == sorted(p.ends) and p.ends[-1] == len(p.millivolts)
     assert len(set(p.shown)) > 1 and set(p.shown) <= {"1", "2", "3", "4", "5", "6"}
-    presses = die.presses
+    chip, presses = die.chip, die.presses
+    ons = chip.power_ons  # as the presses left it
+    lit = chip.replay_presses(p.start, p.channel, p.millivolts, p.ends, p.holds, die.window)
+    assert len(lit) == 8 and all(len(x) == len(die.board.leds) and any(x) for x in lit)
+    assert chip.eeprom == p.eeprom and chip.power_ons == ons and not chip.powered
     assert _replay(die, p) > 0
     # the die is left where its presses left it, and presses on from there
     assert die.chip.eeprom == p.eeprom and die.presses == presses
