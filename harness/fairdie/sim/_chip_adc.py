@@ -150,7 +150,7 @@ class AdcMixin(ChipBase):
             epoch = getattr(f.source, "epoch", None)
             if epoch != f.epoch:
                 taken = f.handed - _fd_adc_buffered(c, channel)
-                if taken:
+                if taken > 0:  # a hint only (a restore leaves it rough)
                     f.want = min(taken + _MARGIN, _MOST)
                 _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
                 f.epoch, f.block, f.handed = epoch, None, 0

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from fairdie.sim._chipbase import ChipBase
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
@@ -16,6 +18,9 @@ if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
 
 EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
+_EVENT_FIELDS = np.dtype(
+    [("cycle", "<u8"), ("kind", "<u4"), ("a", "<u4"), ("b", "<u4"), ("c", "<u4")]
+)
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
@@ -91,7 +96,8 @@ class Trace:
     def adc_codes(self, since: int = 0) -> tuple[int, ...]:
         """The codes of :meth:`adc` alone (what the firmware read), without
         an object per conversion."""
-        return tuple(c & 0xFFFF for _, kind, _, _, c in self.tuples(since) if kind == _ADC_KIND)
+        ev = np.frombuffer(self._buf, dtype=_EVENT_FIELDS, offset=since * EVENT.size)
+        return tuple((ev["c"][ev["kind"] == _ADC_KIND] & 0xFFFF).tolist())
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))
