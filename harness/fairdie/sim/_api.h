@@ -135,8 +135,10 @@ int fd_powered(fd_chip *chip);
 /* Running: to the absolute cycle deadline, or until a stop. Returns
  * FD_STOP_* bits; with FD_STOP_EVENT, *why (may be NULL) is the event. */
 uint32_t fd_run(fd_chip *chip, uint64_t deadline, const fd_stops *stops, fd_event *why);
-/* The fair baseline for the benchmark: avr->run in a C loop, nothing else. */
-void fd_run_raw(fd_chip *chip, uint64_t deadline);
+/* The benchmark's yardstick: avr->run in a C loop, nothing else; batch 1
+ * raises simavr's run_cycle_limit as fd_run does (a cycle timer at the
+ * deadline), batch 0 keeps simavr's default of one instruction per call. */
+void fd_run_raw(fd_chip *chip, uint64_t deadline, int batch);
 /* One avr->run per call: the unit the old pysimavr binding stepped from
  * Python (a benchmark yardstick; the harness never steps from Python).
  * Returns the cycle after the step. */
@@ -232,6 +234,20 @@ uint32_t fd_unmodelled_seen(fd_chip *chip);
 /* Snapshots: the whole chip in a buffer of info.snapshot_size bytes. */
 void fd_snapshot(fd_chip *chip, uint8_t *out);
 int fd_restore(fd_chip *chip, const uint8_t *in);
+
+/* Presses of a power switch replayed with no Python between them, from a
+ * snapshot of the chip powered off (_shim_presses.c): press k feeds ADC
+ * channel from mv[ends[k - 1] .. ends[k]) (ends[-1] = 0; fd_adc_buffer),
+ * powers on (the LED history restarted), runs holds[k] cycles, stores the
+ * LEDs' lit cycles over its last window cycles at lit[k * nleds] (unless
+ * lit is NULL) and powers off. The trace records nothing; the channel is
+ * left fed as the snapshot fed it. Returns 0; -1 for a bad snapshot (or of
+ * a powered chip), bad ends, no such ADC channel or a value it cannot take,
+ * -2 when the core crashed, -3 when a press converted more values than
+ * given, -4 fewer; *done: the presses made in full. */
+int fd_replay_presses(fd_chip *chip, const uint8_t *snapshot, int channel, const double *mv,
+                      const uint32_t *ends, uint32_t n, const uint64_t *holds, uint64_t window,
+                      uint64_t *lit, uint32_t *done);
 
 /* Debugging (fairdie.debug): breakpoints, data watches and a step range,
  * checked in C before every instruction of a run whose stops include

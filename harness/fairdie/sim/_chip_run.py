@@ -240,9 +240,12 @@ class RunMixin(ChipBase):
             s.quiet_cycles = max(1, self.cycles_for(until.quiet_seconds))
         return s
 
-    def run_raw(self, cycles: int) -> None:
-        """``avr->run`` in a C loop with nothing of ours in it (the benchmark's baseline)."""
-        lib.fd_run_raw(self._c, self.cycle + cycles)
+    def run_raw(self, cycles: int, *, batch: bool = True) -> None:
+        """``avr->run`` in a C loop with nothing of ours in it (the benchmark's
+        yardstick). ``batch``: simavr's ``run_cycle_limit`` raised as
+        :meth:`run` raises it (:attr:`batch_instructions`), with a cycle timer
+        at the end; ``batch=False``: simavr's default, one instruction per call."""
+        lib.fd_run_raw(self._c, self.cycle + cycles, int(batch))
         self._drain()
 
     def step_from_python(self, cycles: int) -> None:

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fairdie.errors import SimulationError
+from fairdie.errors import FairdieError, SimulationError
 from fairdie.sim._chip_adc import Feed
-from fairdie.sim._chipbase import ChipBase, check
+from fairdie.sim._chipbase import ChipBase, check, check_range
 from fairdie.sim._simavr import ffi, lib
 
 # snapshot buffers: the shim writes every byte it reads back, no need to clear them
 _NEW_UNCLEARED = ffi.new_allocator(should_clear_after_alloc=False)
 _fd_cycle = lib.fd_cycle
 _fd_pending = lib.fd_pending
+_REPLAY_ERRORS = {
+    -1: "a snapshot of a powered chip, a channel the chip has no ADC for, or a bad value",
+    -2: "simavr stopped the core (bad opcode or address)",
+    -3: "it converted more values than it was given",
+    -4: "it converted fewer values than it was given",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +40,7 @@ class SnapshotMixin(ChipBase):
     _snapshot_size: int
     _adc: dict[int, Callable[[int], float]]
     _feeds: dict[int, Feed]
+    _nleds: int
     power_ons: int
     power_on_cycle: int
 
@@ -62,6 +70,11 @@ class SnapshotMixin(ChipBase):
         if snap.chip_id != self._id:
             raise SimulationError("restore: the snapshot was made by another chip")
         check(lib.fd_restore(self._c, snap.data), SimulationError, "restore: snapshot mismatch")
+        self._restore_python(snap)
+        if _fd_pending(self._c):
+            self._drain()
+
+    def _restore_python(self, snap: Snapshot) -> None:
         self.power_ons, self.power_on_cycle, sources, feeds = snap.python
         self._adc = {ch: src for ch, src, _ in sources}
         for _, src, state in sources:
@@ -71,5 +84,63 @@ class SnapshotMixin(ChipBase):
         for _, f, block in feeds:
             f.block = block
             f.epoch = getattr(f.source, "epoch", None)  # the source was restored with it
+
+    def replay_presses(
+        self,
+        snap: Snapshot,
+        channel: int,
+        millivolts: Sequence[float],
+        ends: Sequence[int],
+        holds: Sequence[int],
+        window: int,
+    ) -> list[list[int]]:
+        """Presses of a power switch replayed in C, with no Python between
+        them (the yardstick of a device's presses).
+
+        From ``snap`` (this chip, powered off), press ``k`` feeds ADC
+        ``channel`` from ``millivolts[ends[k - 1]:ends[k]]`` (``ends[-1]`` is
+        0; one value per conversion; an ``array("d")`` is read without a
+        copy), powers on (the LED history restarted), runs ``holds[k]`` cycles
+        and powers off. Returns each press's LEDs' lit cycles over its last
+        ``window`` cycles. The chip is left after the last press, its channel
+        fed as in ``snap``; the trace records nothing. A press that converts
+        more or fewer values than it was given raises :class:`SimulationError`.
+        """
+        if snap.chip_id != self._id:
+            raise SimulationError("replay_presses: the snapshot was made by another chip")
+        check_range("ADC channel", channel, 0, 15)
+        check_range("window", window, 1, 2**62)
+        n = len(ends)
+        if len(holds) != n or (n and ends[-1] != len(millivolts)):
+            raise FairdieError(
+                f"replay_presses: {n} ends and {len(holds)} holds for {len(millivolts)} values"
+            )
+        for hold in holds:
+            check_range("hold", hold, 1, 2**62)
+        if isinstance(millivolts, array) and millivolts.typecode == "d":
+            mv = ffi.from_buffer("double[]", millivolts)
+        else:
+            mv = ffi.new("double[]", list(millivolts))
+        lit = ffi.new("uint64_t[]", max(1, n * self._nleds))
+        done = ffi.new("uint32_t *")
+        rc = lib.fd_replay_presses(
+            self._c,
+            snap.data,
+            channel,
+            mv,
+            ffi.new("uint32_t[]", list(ends)),
+            n,
+            ffi.new("uint64_t[]", list(holds)),
+            window,
+            lit,
+            done,
+        )
+        self._restore_python(snap)
+        self.power_ons += done[0]
+        self.power_on_cycle = self.cycle - holds[done[0] - 1] if done[0] else snap.cycle
+        if rc != 0:
+            raise SimulationError(f"replay_presses: press {done[0]}: {_REPLAY_ERRORS[rc]}")
         if _fd_pending(self._c):
             self._drain()
+        k = self._nleds
+        return [list(lit[i * k : (i + 1) * k]) for i in range(n)]

@@ -13,6 +13,7 @@
  *   _shim_run.c       the run loop, interrupts, polling loops, reset, power
  *   _shim_sleep.c     SLEEP, and the datasheet's sleep modes
  *   _shim_unmodelled.c the firmware's first use of what simavr does not model
+ *   _shim_presses.c   presses replayed in C (the bench's floor)
  * See _shim.h for what it fixes and why, _api.h for what Python sees. Built
  * by cffi (see _build.py) as further sources of the extension; the only
  * symbols they expect from the generated module are fd_py_adc and

@@ -360,13 +360,23 @@ out:
     return stop;
 }
 
-/* The yardsticks trace nothing (their loops watch no trace buffer). */
-void fd_run_raw(fd_chip *c, uint64_t deadline) {
+/* The yardsticks trace nothing (their loops watch no trace buffer). With
+ * batch, fd_run's policy for simavr's run_cycle_limit: a cycle timer at the
+ * deadline and the limit raised before every avr->run; without, simavr's
+ * default of one instruction per avr->run. */
+void fd_run_raw(fd_chip *c, uint64_t deadline, int batch) {
     avr_t *avr = c->avr;
     uint32_t mask = c->trace_mask;
     c->trace_mask = 0;
-    while (avr->cycle < deadline && (avr->state == cpu_Running || avr->state == cpu_Sleeping))
+    if (batch && deadline > avr->cycle)
+        avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
+    avr->run_cycle_count = 0;
+    while (avr->cycle < deadline && (avr->state == cpu_Running || avr->state == cpu_Sleeping)) {
+        avr->run_cycle_limit = batch ? FD_BATCH_LIMIT : 1;
         avr->run(avr);
+    }
+    avr->run_cycle_limit = avr->run_cycle_count = 1;
+    avr_cycle_timer_cancel(avr, fd_wake_timer, c);
     c->trace_mask = mask;
     c->st.asleep = avr->state != cpu_Running;
 }
