@@ -272,14 +272,17 @@ def run_campaign(
         faces, t = bytearray(c.presses), None
         if expected is not None and not w.in_process:  # the tally while the workers press
             t = _tally(model, expected)
-        emulated = 0.0
-        for r in _checked(c, results, shards, expected):
-            faces[r.start : r.start + len(r.faces)] = r.faces
-            emulated += r.seconds
-            clock.workers_cpu += r.cpu
+        done = []
+        for r in results:
+            done.append(r)
             if progress is not None:
                 progress(len(r.faces))
         clock.idle(w)
+    emulated = 0.0
+    for r in _checked(c, sorted(done, key=lambda r: r.start), shards, expected):
+        faces[r.start : r.start + len(r.faces)] = r.faces
+        emulated += r.seconds
+        clock.workers_cpu += r.cpu
     if 0 in faces:
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
@@ -328,10 +331,11 @@ def _chain(
 
 
 def _checked(
-    c: Campaign, results: Iterator[ShardResult], shards: list[Shard], expected: bytes | None
+    c: Campaign, results: list[ShardResult], shards: list[Shard], expected: bytes | None
 ) -> Iterator[ShardResult]:
-    """The shards' results, each held to the model: its presses (checked on
-    the worker) and its end, the image the next shard started from."""
+    """The shards' results in order, each held to the model: its presses
+    (checked on the worker: the first press that differs) and its end, the
+    image the next shard started from."""
     ends = {
         s.start: (shards[n + 1].image if n + 1 < len(shards) else None)
         for n, s in enumerate(shards)

@@ -23,6 +23,7 @@ import hashlib
 import pickle
 import time
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -159,10 +160,10 @@ class _Feed:
 
     def __init__(self, vcc_mv: float) -> None:
         self._mv = mv_table(vcc_mv)
-        self._codes: Any = (0,)
+        self._codes: Sequence[int] = (0,)
         self._next = 0
 
-    def load(self, codes: Any) -> None:
+    def load(self, codes: Sequence[int]) -> None:
         self._codes, self._next = codes, 0
 
     def __call__(self, channel: int) -> float:
