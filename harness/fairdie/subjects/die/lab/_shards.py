@@ -23,9 +23,10 @@ import hashlib
 import pickle
 import time
 from array import array
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from fairdie.noise import mv_table
 from fairdie.subjects.die._model_host import FIXED_ITEMS, HostModel, host_model
@@ -118,13 +119,13 @@ def digest_piece(p: Piece) -> Digests:
     digests, codes, starts = array("i"), array("H"), array("I", [0])
     for k in presses:
         i.noise.seek(k)
-        press = array("H", reader.read(0, min(_FIRST, host.reads)))
+        press = reader.press_codes(k, 0, min(_FIRST, host.reads))
         while True:
             try:
                 digest, reads = host.digest(press)
                 break
             except ValueError:  # the rule reads on
-                press.extend(reader.read(len(press), min(_MORE, host.reads - len(press))))
+                press.extend(reader.press_codes(k, len(press), min(_MORE, host.reads - len(press))))
         digests.append(digest)
         codes.extend(press[:reads])
         starts.append(len(codes))
@@ -155,21 +156,28 @@ class ShardResult:
 
 
 class _Feed:
-    """One press's codes, as millivolts, one per conversion (the last again
+    """One press's codes, as millivolts, a block at a time (the last again
     past the end: the chip converts more than its model)."""
 
     def __init__(self, vcc_mv: float) -> None:
-        self._mv = mv_table(vcc_mv)
-        self._codes: Sequence[int] = (0,)
+        self._mv = np.array(mv_table(vcc_mv), np.float64)
+        self._block = self._mv[:1]
         self._next = 0
+        self.epoch = 0  #: a new press: the chip drops what it holds of the last
 
-    def load(self, codes: Sequence[int]) -> None:
-        self._codes, self._next = codes, 0
+    def load(self, codes: array[int]) -> None:
+        self._block = self._mv[np.frombuffer(codes, np.uint16)]
+        self._next = 0
+        self.epoch += 1
+
+    def next_values(self, channel: int, n: int) -> Any:
+        at, self._next = self._next, self._next + max(n, 1)
+        if at < len(self._block):
+            return self._block[at : self._next]
+        return np.full(max(n, 1), self._block[-1])
 
     def __call__(self, channel: int) -> float:
-        at = min(self._next, len(self._codes) - 1)
-        self._next += 1
-        return self._mv[self._codes[at]]
+        return float(self.next_values(channel, 1)[0])
 
 
 def die_of(c: Campaign, firmware: Firmware, image: bytes) -> Any:
