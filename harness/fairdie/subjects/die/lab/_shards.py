@@ -30,9 +30,12 @@ import numpy as np
 
 from fairdie.noise import mv_table
 from fairdie.subjects.die._model_host import FIXED_ITEMS, HostModel, host_model
-from fairdie.subjects.die._models import model_named
+from fairdie.subjects.die._models import DieModel, model_named
 from fairdie.subjects.die.lab._adversary import TRIES, menu_key
+from fairdie.subjects.die.lab._predict import tally_part
 from fairdie.subjects.die.lab._presses import HOLD_S, PressReader
+from fairdie.subjects.die.lab._public import public_view
+from fairdie.subjects.die.lab._systems import Dice, System
 
 if TYPE_CHECKING:
     from fairdie.sim import Firmware
@@ -47,9 +50,12 @@ __all__ = [
     "Piece",
     "Shard",
     "ShardResult",
+    "TallyPiece",
     "die_of",
     "digest_piece",
     "run_shard",
+    "tally_inputs",
+    "tally_piece",
 ]
 
 #: a press that failed the health tests, where a campaign's faces say 1..6
@@ -247,3 +253,27 @@ def run_shard(s: Shard) -> ShardResult:
             bytes(out), image, f"after press {end}: the chip's EEPROM differs from the model's"
         )
     return done(bytes(out), image)
+
+
+@dataclass(frozen=True)
+class TallyPiece:
+    """One part of the tally of a campaign's faces (1..6, FAULT), under ``model``."""
+
+    part: str
+    faces: bytes
+    model: str | None
+
+
+def tally_piece(p: TallyPiece) -> tuple[str, Any, float]:
+    """``(part, its result, CPU seconds)``: see :func:`._predict.tally_part`."""
+    t0 = time.process_time()
+    found = tally_part(p.part, *tally_inputs(p.faces, p.model))
+    return p.part, found, time.process_time() - t0
+
+
+def tally_inputs(faces: bytes, model: str | None) -> tuple[list[int], System, DieModel | None]:
+    """What a tally of these faces takes: the faces shown (0-based), the
+    rule's public start and the model."""
+    m = model_named(model) if model is not None else None
+    start = public_view(m.name, m.table(ERASED)) if m is not None else Dice(6)
+    return [f - 1 for f in faces if f != FAULT], start, m
