@@ -217,12 +217,6 @@ int fm_apply(int kind, uint8_t *image, int32_t digest) {
     return face;
 }
 
-/* fm_digest, then fm_apply: the face, 0 (health failure) or -1 (the codes end first). */
-int fm_press(int kind, uint8_t *image, const uint16_t *codes, int n, int *reads) {
-    int32_t digest = fm_digest(kind, codes, n, reads);
-    return digest == -2 ? -1 : fm_apply(kind, image, digest);
-}
-
 /* ``presses`` presses in turn from ``image`` (updated), one digest each. */
 void fm_chain(int kind, uint8_t *image, const int32_t *digests, int presses, int8_t *faces) {
     for (int k = 0; k < presses; k++) {

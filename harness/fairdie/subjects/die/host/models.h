@@ -8,7 +8,6 @@
 
 int32_t fm_digest(int kind, const uint16_t *codes, int n, int *reads);
 int fm_apply(int kind, uint8_t *image, int32_t digest);
-int fm_press(int kind, uint8_t *image, const uint16_t *codes, int n, int *reads);
 void fm_chain(int kind, uint8_t *image, const int32_t *digests, int presses, int8_t *faces);
 void fm_table(int kind, const uint8_t *image, uint8_t table[6]);
 void fm_menu_digests(int kind, const uint32_t *key, int keylen, int n, int tries, int32_t *digests);
