@@ -219,13 +219,7 @@ class _Clock:
         self.idle_since = w.last_done
 
 
-def _translate_faults() -> bytes:
-    table = bytearray(range(256))
-    table[0] = FAULT  # the model's 0: a health failure
-    return bytes(table)
-
-
-_FAULTS = _translate_faults()
+_FAULTS = bytes.maketrans(b"\0", bytes([FAULT]))  # the model's 0: a health failure
 
 
 def run_campaign(
