@@ -156,12 +156,17 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
         "guess_rate",
         "chi2_p",
         "presses_per_s",
+        "serial_seconds",
+        "serial_share",
+        "cpu_seconds",
         "reference",
         "plots",
         "replay",
     ):
         assert key in out
     assert set(out["reference"]) == {"dice", "deck", "dynamic_dice"}
+    assert 0 <= out["serial_seconds"] <= out["seconds"] and 0 <= out["serial_share"] <= 1
+    assert set(out["cpu_seconds"]) == {"parent", "workers"}
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
 
 
