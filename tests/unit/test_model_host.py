@@ -113,3 +113,18 @@ def test_only_the_models_it_ports_have_a_port(host_cc: str) -> None:
 
     assert host_model(Other(), cc=host_cc) is None
     assert _fair.MOST_READS == MODELS["fair"].reads == 256  # models.c's MOST_READS
+
+
+def test_the_c_ships_with_the_package() -> None:
+    """Workers build the C from their own installed package: it must ship."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"
+    ]["fairdie"]
+    for name in ("models.c", "models.h"):
+        assert (root / "harness/fairdie/subjects/die/host" / name).is_file()
+        assert any(fnmatch.fnmatch(f"subjects/die/host/{name}", p) for p in shipped), name
