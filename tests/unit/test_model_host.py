@@ -3,8 +3,11 @@ their Python models: every press, chain and adversary's choice the same."""
 
 from __future__ import annotations
 
+import fnmatch
 import random
+import tomllib
 from array import array
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -117,10 +120,6 @@ def test_only_the_models_it_ports_have_a_port(host_cc: str) -> None:
 
 def test_the_c_ships_with_the_package() -> None:
     """Workers build the C from their own installed package: it must ship."""
-    import fnmatch
-    import tomllib
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[2]
     shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
