@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairdie.subjects.die import _fair, _ring
+from fairdie.subjects.die import _ring
 from fairdie.subjects.die._model_host import HostModel, host_model
 from fairdie.subjects.die._models import MODELS, DieModel, FairModel
 from fairdie.subjects.die.lab._adversary import Adversary, menu_key
@@ -115,7 +115,6 @@ def test_only_the_models_it_ports_have_a_port(host_cc: str) -> None:
         pass
 
     assert host_model(Other(), cc=host_cc) is None
-    assert _fair.MOST_READS == MODELS["fair"].reads == 256  # models.c's MOST_READS
 
 
 def test_the_c_ships_with_the_package() -> None:
