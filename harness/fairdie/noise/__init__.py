@@ -36,7 +36,7 @@ from fairdie.noise._models import (
     Weak,
 )
 from fairdie.noise._parse import DEFAULT_NOISE, NOISE_NAMES, parse_noise
-from fairdie.noise._seeded import NoiseModel, SeekableNoise
+from fairdie.noise._seeded import BlockNoise, NoiseModel, SeekableNoise
 from fairdie.noise._trace import Trace
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "DEFAULT_NOISE",
     "NOISE_NAMES",
     "Biased",
+    "BlockNoise",
     "Codes",
     "Dead",
     "Floating",

@@ -52,6 +52,8 @@ import hashlib
 import math
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import numpy as np
+
 from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "SeekableNoise",
     "State",
     "Values",
+    "check_count",
     "check_press",
     "check_vcc",
     "clip",
@@ -121,6 +124,20 @@ State = tuple[int, tuple[tuple[int, int, float, int], ...]]
 #: When a model is sought press after press, the first blocks of this many
 #: presses are made at once (a press's values are the same; it costs less).
 AHEAD = 32
+#: Calls (a value each) are served from blocks of this many values.
+CALL_BLOCK = 64
+
+
+class Served:
+    """Values made for calls on a channel, how many were served, and the
+    stream's state before them (None: the press's start)."""
+
+    __slots__ = ("at", "start", "values")
+
+    def __init__(self, values: list[float], start: tuple[int, float, int] | None) -> None:
+        self.values = values
+        self.start = start
+        self.at = 0
 
 
 class Seeded:
@@ -144,11 +161,13 @@ class Seeded:
         # per channel: presses' first blocks made ahead, and the last press started
         self._ahead: dict[int, dict[int, tuple[NoiseStream, Values]]] = {}
         self._started: dict[int, int] = {}
+        self._served: dict[int, Served] = {}
 
     def seek(self, press: int) -> None:
         """Start press ``press``: its readings depend on nothing read before."""
         self.press = check_press(press)
         self._streams.clear()
+        self._served.clear()
         self.epoch += 1
 
     def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
@@ -170,10 +189,20 @@ class Seeded:
         return s
 
     def __call__(self, channel: int) -> float:
-        return float(self.next_values(channel, 1)[0])
+        served = self._served.get(channel)
+        if served is None or served.at == len(served.values):
+            stream = self._streams.get(channel)
+            start = None if stream is None else stream.state()
+            block = self.next_values(channel, CALL_BLOCK)
+            served = self._served[channel] = Served(block.tolist(), start)
+        served.at += 1
+        return served.values[served.at - 1]
 
     def next_values(self, channel: int, n: int) -> Values:
         """The channel's next ``n`` values (see the module)."""
+        served = self._served.pop(channel, None)
+        if served is not None and served.at < len(served.values):  # made for calls
+            return np.array(served.values[served.at :], dtype=np.float64)
         s = self._streams.get(channel)
         if s is None:
             return self._first_block(channel, max(1, n))
@@ -204,7 +233,26 @@ class Seeded:
 
     def snapshot(self) -> State:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
-        return self.press, tuple((n, *s.state()) for n, s in self._streams.items())
+        return self.press, tuple((n, *self._position(n, s)) for n, s in self._streams.items())
+
+    def _drop_served(self) -> None:
+        """Forget the values made ahead for calls: each stream stands after
+        the values served (for a model whose next values may change)."""
+        for channel, stream in self._streams.items():
+            self._streams[channel] = NoiseStream(*self._position(channel, stream))
+        self._served.clear()
+
+    def _position(self, channel: int, stream: NoiseStream) -> tuple[int, float, int]:
+        """A channel's stream as it would be had it made only the values served."""
+        served = self._served.get(channel)
+        if served is None or served.at == len(served.values):
+            return stream.state()
+        if served.start is None:
+            at = self._new_stream(self.press, channel)
+        else:
+            at = NoiseStream(*served.start)
+        self._fill(at, self.press, channel, served.at)
+        return at.state()
 
     def restore(self, state: State) -> None:
         press, streams = state

@@ -63,6 +63,9 @@ class NoiseStream:
         s = self._s
         return s.rng, s.value, s.count
 
+    def __reduce__(self) -> tuple[type[NoiseStream], tuple[int, float, int]]:
+        return NoiseStream, self.state()  # a model pickles (to a worker) with its position
+
     def bits53(self) -> int:
         """53 uniform random bits (splitmix64's next output, shifted)."""
         return int(lib.fd_noise_bits53(self._s))
