@@ -7,13 +7,12 @@ import functools
 import itertools
 import math
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdie.noise.strategies import noise_sequences
 from fairdie.subjects.die import _fair
-from fairdie.subjects.die.lab import DynamicDice, WeightedWindow, exact, search
+from fairdie.subjects.die.lab import WeightedWindow
 from fairdie.subjects.die.lab._public import FairTable
 
 offsets = st.tuples(*[st.integers(0, 3)] * 6)
@@ -90,15 +89,6 @@ def test_the_player_sees_the_weighted_window() -> None:
         for _ in range(times):
             state = state.after(face)
     assert FairTable(table).probs() == state.probs()
-
-
-@pytest.mark.slow  # the spec's whole search, exact: the tier re-run leaves it out
-def test_the_rule_beats_the_best_dynamic_dice_at_T25() -> None:
-    best = search(6, 25, 0.90)["dynamic_dice"]
-    rule = exact(WeightedWindow(6, (8, 3, 1)), 25)
-    assert rule.entropy >= 0.90
-    assert rule.variance < best["variance"]
-    assert exact(DynamicDice(6, best["d"]), 25).variance == best["variance"]
 
 
 # ---- the health tests on the raw codes (fair.h; _fair.sample) ------------------
