@@ -108,3 +108,21 @@ def c_rule(host_cc: str) -> HostRule:
     from fairdie.subjects.die._rule_host import host_rule
 
     return host_rule(cc=host_cc)
+
+
+#: Long tests that share nothing with their neighbours: they run first, so that
+#: pytest-xdist's load scheduling fills the other workers around them instead
+#: of leaving one worker alone with a long test at the end of the run.
+FIRST = ("tests/unit/test_tiers.py", "tests/sim/test_wheel.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    first = {i: n for n, i in enumerate(FIRST)}
+
+    def rank(item: pytest.Item) -> int:
+        path = Path(str(item.fspath)).resolve()
+        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
+        return first.get(name, len(FIRST))
+
+    items.sort(key=rank)  # stable: each module keeps its own order
