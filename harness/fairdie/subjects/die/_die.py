@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 
-from fairdie.board import Board, Bounce, Display, load_board
-from fairdie.device import Device, check_hold, steady_symbol
+from fairdie.board import OFF, Board, Bounce, Display, load_board
+from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
-from fairdie.sim import Chip, EventKind, Firmware, load_firmware
+from fairdie.sim import Chip, EventKind, Firmware, PowerCycle, load_firmware
 from fairdie.stimulus import HUMAN, PressTiming, parse_timing
 from fairdie.subjects.die._board import DieSpec, die_spec
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
@@ -208,6 +208,17 @@ class Die(Device):
         self.chip.clear_trace()
         super().power_on()
 
+    def power_cycle(self, steps: Sequence[int]) -> PowerCycle:
+        self.chip.clear_trace()
+        return super().power_cycle(steps)
+
+    def press_steps(self, hold: float) -> tuple[int, ...]:
+        """The runs of a power-switch roll held ``hold`` s, in cycles: to the
+        settle time, where its face is read, then the rest of the hold."""
+        settle = min(hold, self.settle_s)
+        cycles = self.chip.cycles_for
+        return (cycles(settle), cycles(hold - settle)) if hold > settle else (cycles(settle),)
+
     def roll(self, hold: float | None = None, *, bounce: Bounce | bool | None = None) -> Press:
         """Roll the die: hold its roll control for ``hold`` seconds.
 
@@ -268,17 +279,14 @@ class Die(Device):
         )
 
     def _power_roll(self, hold: float) -> Press:
-        self.power_on()
-        chip = self.chip
-        settle = min(hold, self.settle_s)
-        chip.run(seconds=settle)
-        shown = steady_symbol(self, self.faces, from_power_on=True)
-        if hold > settle:
-            chip.run(seconds=hold - settle)
-        end = self.display()
-        codes = chip.adc_codes()
-        chip.power_off()
-        return self._result(shown, end, codes, hold)
+        # power on, run to the settle time and read the face (a steady
+        # symbol), run the rest of the hold, read the display, power off
+        press = self.power_cycle(self.press_steps(hold))
+        decode, seen = self.faces.decode, self.leds.lit
+        settled = lit_a_whole_window(press.first_lit, press.at[0], self.window)
+        shown = decode(seen(press.seen[0])) if settled else OFF
+        end = decode(seen(press.seen[-1]))
+        return self._result(shown, end, self.chip.adc_codes(), hold)
 
     def _button_roll(self, hold: float, bounce: Bounce | bool | None) -> Press:
         chip = self.chip
