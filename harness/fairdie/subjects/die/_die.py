@@ -12,7 +12,7 @@ alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from itertools import islice
 from pathlib import Path
 
@@ -29,15 +29,91 @@ from fairdie.subjects.die._models import DieModel, model_named
 __all__ = ["Die", "Press", "die_parts"]
 
 
-@dataclass(frozen=True, slots=True)
 class Press:
-    """What one press did."""
+    """What one press did: ``face`` (None: no face lit for a persistence
+    window), ``display`` (what the LEDs showed when the press ended),
+    ``counts`` (the six counters after the press; None: no table),
+    ``adc_codes`` (the ADC codes the firmware converted this press) and
+    ``hold_s``.
 
-    face: int | None  #: the face shown (None: no face lit for a persistence window)
-    display: str  #: what the LEDs showed when the press ended
-    counts: tuple[int, ...] | None  #: the six counters after the press (None: no table)
-    adc_codes: tuple[int, ...]  #: the ADC codes the firmware converted this press
+    Frozen, and equal, hashed, printed and pickled by those five. A die's
+    press keeps the EEPROM image it left and reads ``counts`` from it when
+    they are first asked for (decoding the table costs more Python than the
+    rest of a press).
+    """
+
+    __slots__ = ("_counts", "_table", "adc_codes", "display", "face", "hold_s")
+    face: int | None
+    display: str
+    adc_codes: tuple[int, ...]
     hold_s: float
+
+    def __init__(
+        self,
+        face: int | None,
+        display: str,
+        counts: tuple[int, ...] | None,
+        adc_codes: tuple[int, ...],
+        hold_s: float,
+    ) -> None:
+        put = object.__setattr__
+        put(self, "face", face)
+        put(self, "display", display)
+        put(self, "_counts", counts)
+        put(self, "_table", None)
+        put(self, "adc_codes", adc_codes)
+        put(self, "hold_s", hold_s)
+
+    @classmethod
+    def _leaving(
+        cls,
+        face: int | None,
+        display: str,
+        model: DieModel,
+        image: bytes,
+        adc_codes: tuple[int, ...],
+        hold_s: float,
+    ) -> Press:
+        """A press whose counts are ``model``'s table of ``image``, read when asked for."""
+        press = cls(face, display, None, adc_codes, hold_s)
+        object.__setattr__(press, "_table", (model, image))
+        return press
+
+    @property
+    def counts(self) -> tuple[int, ...] | None:
+        table = self._table
+        if table is not None:
+            model, image = table
+            object.__setattr__(self, "_counts", model.table(image))
+            object.__setattr__(self, "_table", None)
+        return self._counts
+
+    def _fields(self) -> tuple[object, ...]:
+        return self.face, self.display, self.counts, self.adc_codes, self.hold_s
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not Press:
+            return NotImplemented
+        assert isinstance(other, Press)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Press(face={self.face!r}, display={self.display!r}, counts={self.counts!r},"
+            f" adc_codes={self.adc_codes!r}, hold_s={self.hold_s!r})"
+        )
+
+    def __reduce__(self) -> tuple[type[Press], tuple[object, ...]]:
+        return Press, self._fields()
 
 
 class Die(Device):
@@ -302,13 +378,10 @@ class Die(Device):
         return self._result(shown, end, codes, hold)
 
     def _result(self, shown: str, end: str, codes: tuple[int, ...], hold: float) -> Press:
-        return Press(
-            face=int(shown) if shown.isdigit() else None,
-            display=end,
-            counts=self.counts if self.has_counters else None,
-            adc_codes=codes,
-            hold_s=hold,
-        )
+        face = int(shown) if shown.isdigit() else None
+        if self.model is not None:  # its table is read from the image when asked for
+            return Press._leaving(face, end, self.model, self.chip.eeprom, codes, hold)
+        return Press(face, end, self.counts if self.has_counters else None, codes, hold)
 
 
 def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:
