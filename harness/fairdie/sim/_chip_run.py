@@ -276,6 +276,7 @@ class RunMixin(ChipBase):
             self._follow_log_level()
         if self._feeds:
             self._sync_feeds()
+            self._feed_ahead()
         self.stop_event = None
         self.power_ons += 1
         self.power_on_cycle = on = _fd_cycle(c)  # power-on takes no cycle
