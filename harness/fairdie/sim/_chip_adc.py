@@ -149,9 +149,14 @@ class AdcMixin(ChipBase):
             self._adc_error = e
             return -1
 
-    def _sync_feeds(self) -> None:
+    def _sync_feeds(self, ahead: bool = False) -> None:
         """Drop the values held ahead for a source whose epoch moved (it was
-        sought): its next conversion asks for a block of the new position."""
+        sought): its next conversion asks for a block of the new position.
+        With ``ahead``, a channel left without a block is handed its first
+        block now, before the run, rather than at its first conversion (the
+        same values: a block source's values do not depend on when they are
+        asked for, unless it reads a clock, ``Feed.ahead``); a source's error
+        raises here."""
         c = self._c
         for channel, f in self._feeds.items():
             epoch = getattr(f.source, "epoch", None)
@@ -161,14 +166,7 @@ class AdcMixin(ChipBase):
                     f.want = min(taken + _MARGIN, _MOST)
                 _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
                 f.epoch, f.block, f.handed = epoch, None, 0
-
-    def _feed_ahead(self) -> None:
-        """Hand C the first block of each channel that holds none, before a
-        run rather than at its first conversion (the same values: a block
-        source's values do not depend on when they are asked for, unless it
-        reads a clock); a source's error raises here."""
-        for channel, f in self._feeds.items():
-            if f.block is None and f.ahead and self._feed_adc_block(channel):
+            if ahead and f.ahead and f.block is None and self._feed_adc_block(channel):
                 err, self._adc_error = self._adc_error, None
                 raise SimulationError(f"the ADC source raised {err!r}") from err
 

@@ -257,26 +257,32 @@ class RunMixin(ChipBase):
         The same as :meth:`power_on` (with :meth:`leds_restart` first), a
         :meth:`run` of each step followed by :meth:`leds_seen`, and
         :meth:`power_off`, cycle for cycle: it stops only as they would (to
-        drain a full trace, or raising for a failed run, the chip left powered).
+        drain a full trace, or raising for a failed run, the chip left
+        powered). A channel fed a block at a time (:meth:`set_adc`) is handed
+        its first block before the power-on, unless its source reads a clock,
+        so the press runs with no call into Python (an error of the source
+        then raises before the power-on).
         """
         c = self._c
         if _fd_powered(c):
             raise SimulationError("power_cycle: the chip is already powered")
         n = len(steps)
-        if not n or min(steps) < 0 or window < 1:
-            raise FairdieError(
-                f"power_cycle: steps must be one or more cycle counts >= 0 and the window"
-                f" >= 1, not {list(steps)} and {window}"
-            )
         where, at, seen, buf = self._cycle_bufs
         if n > len(buf):  # more steps than a press has
             where, at, seen, buf = self._cycle_buffers(n)
-        buf[0:n] = steps
+        try:
+            buf[0:n] = steps
+            if not n or window < 1:
+                raise ValueError
+        except (ValueError, OverflowError, TypeError):
+            raise FairdieError(
+                f"power_cycle: steps must be one or more cycle counts >= 0 and the window"
+                f" >= 1, not {list(steps)} and {window}"
+            ) from None
         if simavr_log_level() != self._log_level:
             self._follow_log_level()
         if self._feeds:
-            self._sync_feeds()
-            self._feed_ahead()
+            self._sync_feeds(ahead=True)
         self.stop_event = None
         self.power_ons += 1
         self.power_on_cycle = on = _fd_cycle(c)  # power-on takes no cycle

@@ -16,7 +16,7 @@ from dataclasses import FrozenInstanceError
 from itertools import islice
 from pathlib import Path
 
-from fairdie.board import OFF, Board, Bounce, Display, load_board
+from fairdie.board import OFF, Board, Bounce, Display, LedDecoder, load_board
 from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
@@ -75,8 +75,14 @@ class Press:
         hold_s: float,
     ) -> Press:
         """A press whose counts are ``model``'s table of ``image``, read when asked for."""
-        press = cls(face, display, None, adc_codes, hold_s)
-        object.__setattr__(press, "_table", (model, image))
+        press = object.__new__(cls)
+        put = object.__setattr__
+        put(press, "face", face)
+        put(press, "display", display)
+        put(press, "_counts", None)
+        put(press, "_table", (model, image))
+        put(press, "adc_codes", adc_codes)
+        put(press, "hold_s", hold_s)
         return press
 
     @property
@@ -191,6 +197,9 @@ class Die(Device):
         self.roll_control: str = control
         self._by_power = self.button(control).kind == "power"
         self.settle_s = spec.settle_ms / 1000
+        self._steps: dict[tuple[float, float], tuple[int, ...]] = {}  # press_steps' answers
+        # _shows' answers, for these faces and LEDs
+        self._shown: tuple[Display, LedDecoder, dict[int, str]] = (faces, self.leds, {})
         self._counters = spec.counters
         self._analog = analog[0] if analog else None
         self.noise: NoiseModel | None = None
@@ -291,9 +300,15 @@ class Die(Device):
     def press_steps(self, hold: float) -> tuple[int, ...]:
         """The runs of a power-switch roll held ``hold`` s, in cycles: to the
         settle time, where its face is read, then the rest of the hold."""
-        settle = min(hold, self.settle_s)
-        cycles = self.chip.cycles_for
-        return (cycles(settle), cycles(hold - settle)) if hold > settle else (cycles(settle),)
+        key = hold, self.settle_s
+        steps = self._steps.get(key)
+        if steps is None:
+            settle = min(hold, self.settle_s)
+            cycles = self.chip.cycles_for
+            steps = (cycles(settle), cycles(hold - settle)) if hold > settle else (cycles(settle),)
+            if len(self._steps) < 64:  # a die is held a few ways
+                self._steps[key] = steps
+        return steps
 
     def roll(self, hold: float | None = None, *, bounce: Bounce | bool | None = None) -> Press:
         """Roll the die: hold its roll control for ``hold`` seconds.
@@ -358,11 +373,20 @@ class Die(Device):
         # power on, run to the settle time and read the face (a steady
         # symbol), run the rest of the hold, read the display, power off
         press = self.power_cycle(self.press_steps(hold))
-        decode, seen = self.faces.decode, self.leds.lit
         settled = lit_a_whole_window(press.first_lit, press.at[0], self.window)
-        shown = decode(seen(press.seen[0])) if settled else OFF
-        end = decode(seen(press.seen[-1]))
-        return self._result(shown, end, self.chip.adc_codes(), hold)
+        shown = self._shows(press.seen[0]) if settled else OFF
+        return self._result(shown, self._shows(press.seen[-1]), self.chip.adc_codes(), hold)
+
+    def _shows(self, seen: int) -> str:
+        """What the faces show for a mask of seen LEDs (remembered: a face
+        table has few)."""
+        known = self._shown
+        if known[0] is not self.faces or known[1] is not self.leds:
+            known = self._shown = (self.faces, self.leds, {})
+        shown = known[2].get(seen)
+        if shown is None:
+            shown = known[2][seen] = self.faces.decode(self.leds.lit(seen))
+        return shown
 
     def _button_roll(self, hold: float, bounce: Bounce | bool | None) -> Press:
         chip = self.chip
