@@ -42,11 +42,8 @@ class Press:
     rest of a press).
     """
 
-    __slots__ = ("_counts", "_table", "adc_codes", "display", "face", "hold_s")
-    face: int | None
-    display: str
-    adc_codes: tuple[int, ...]
-    hold_s: float
+    # [face, display, counts, (model, image) while counts are unread, adc_codes, hold_s]
+    __slots__ = ("_f",)
 
     def __init__(
         self,
@@ -56,13 +53,7 @@ class Press:
         adc_codes: tuple[int, ...],
         hold_s: float,
     ) -> None:
-        put = object.__setattr__
-        put(self, "face", face)
-        put(self, "display", display)
-        put(self, "_counts", counts)
-        put(self, "_table", None)
-        put(self, "adc_codes", adc_codes)
-        put(self, "hold_s", hold_s)
+        object.__setattr__(self, "_f", [face, display, counts, None, adc_codes, hold_s])
 
     @classmethod
     def _leaving(
@@ -76,23 +67,32 @@ class Press:
     ) -> Press:
         """A press whose counts are ``model``'s table of ``image``, read when asked for."""
         press = object.__new__(cls)
-        put = object.__setattr__
-        put(press, "face", face)
-        put(press, "display", display)
-        put(press, "_counts", None)
-        put(press, "_table", (model, image))
-        put(press, "adc_codes", adc_codes)
-        put(press, "hold_s", hold_s)
+        object.__setattr__(press, "_f", [face, display, None, (model, image), adc_codes, hold_s])
         return press
 
     @property
+    def face(self) -> int | None:
+        return self._f[0]  # type: ignore[no-any-return]
+
+    @property
+    def display(self) -> str:
+        return self._f[1]  # type: ignore[no-any-return]
+
+    @property
     def counts(self) -> tuple[int, ...] | None:
-        table = self._table
-        if table is not None:
-            model, image = table
-            object.__setattr__(self, "_counts", model.table(image))
-            object.__setattr__(self, "_table", None)
-        return self._counts
+        f = self._f
+        if f[3] is not None:
+            model, image = f[3]
+            f[2], f[3] = model.table(image), None
+        return f[2]  # type: ignore[no-any-return]
+
+    @property
+    def adc_codes(self) -> tuple[int, ...]:
+        return self._f[4]  # type: ignore[no-any-return]
+
+    @property
+    def hold_s(self) -> float:
+        return self._f[5]  # type: ignore[no-any-return]
 
     def _fields(self) -> tuple[object, ...]:
         return self.face, self.display, self.counts, self.adc_codes, self.hold_s
@@ -104,9 +104,8 @@ class Press:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __eq__(self, other: object) -> bool:
-        if other.__class__ is not Press:
+        if not isinstance(other, Press):
             return NotImplemented
-        assert isinstance(other, Press)
         return self._fields() == other._fields()
 
     def __hash__(self) -> int:
