@@ -7,6 +7,7 @@ No timing is asserted here: the performance goals live in the bench's output
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from array import array
@@ -159,7 +160,7 @@ def test_the_floor_replays_the_dies_presses_alike(pressed):
     trace = chip.trace.raw()
     seen = replay(die, p)
     assert len(seen) == 8 and all(len(x.at) == 2 and all(x.seen) for x in seen)
-    for x, y in zip(seen, seen[1:]):  # each run from where the last ended; presses end to end
+    for x, y in itertools.pairwise(seen):  # each run from where the last one ended
         assert x.at[0] - x.on >= p.steps[0] and x.at[1] - x.at[0] >= p.steps[1]
         assert y.on == x.at[1] and x.first_lit is not None and x.on < x.first_lit < x.at[0]
     assert chip.eeprom == p.eeprom and chip.power_ons == ons and not chip.powered

@@ -37,9 +37,7 @@ def step_by_step(die: Die, steps: tuple[int, ...]) -> tuple[list[int], list[int]
         end = chip.cycle
         at.append(end)
         seen.append(
-            chip.leds_seen(
-                max(on, end - die.window), end, relative=leds.relative, floor=leds.floor
-            )
+            chip.leds_seen(max(on, end - die.window), end, relative=leds.relative, floor=leds.floor)
         )
     first = die.first_lit()
     chip.power_off()

@@ -31,9 +31,7 @@ states = st.binary(min_size=3, max_size=3)
 
 
 @given(st.lists(states, max_size=30), st.binary(min_size=64, max_size=64))
-def test_load_decodes_as_defined_after_saves_on_any_image(
-    saves: list[bytes], start: bytes
-) -> None:
+def test_load_decodes_as_defined_after_saves_on_any_image(saves: list[bytes], start: bytes) -> None:
     image = start
     for state in saves:
         image = _ring.save(image, state)

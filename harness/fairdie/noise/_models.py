@@ -142,8 +142,8 @@ class Floating(Seeded):
     ) -> list[tuple[NoiseStream, Values]]:
         # the same as press by press (_begin, then _fill), in one pass: rows of one array
         targets = [self._target(k, channel) for k in presses]
-        key = f"fairdie.noise.{self.kind}:{self.seed}:"
-        streams = [keyed(f"{key}{k}:{channel}", t) for k, t in zip(presses, targets, strict=True)]
+        key = self._key
+        streams = [keyed(key(k, channel), t) for k, t in zip(presses, targets, strict=True)]
         rows = NoiseStream.floating_rows(
             streams,
             n,

@@ -190,8 +190,12 @@ class Seeded:
             made.append((s, self._fill(s, k, channel, n)))
         return made
 
+    def _key(self, press: int, channel: int) -> str:
+        """The key of a stream's generator: (kind, seed, press, channel)."""
+        return f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}"
+
     def _new_stream(self, press: int, channel: int) -> NoiseStream:
-        s = keyed(f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}")
+        s = keyed(self._key(press, channel))
         self._begin(press, channel, s)
         return s
 

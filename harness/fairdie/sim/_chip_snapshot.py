@@ -158,7 +158,7 @@ class SnapshotMixin(ChipBase):
         lost = next((i for i in range(n * k) if seen[i] < 0), None)
         if lost is not None:
             raise SimulationError(
-                f"replay_presses: press {lost // k}: the LED history no longer reaches back a window"
+                f"replay_presses: press {lost // k}: the LED history no longer reaches a window"
             )
         return [
             PowerCycle(

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import FrozenInstanceError
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
 from fairdie.board import OFF, Board, Bounce, Display, LedDecoder, load_board
 from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
@@ -44,6 +45,7 @@ class Press:
 
     # [face, display, counts, (model, image) while counts are unread, adc_codes, hold_s]
     __slots__ = ("_f",)
+    _f: list[Any]
 
     def __init__(
         self,
