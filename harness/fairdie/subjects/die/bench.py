@@ -40,13 +40,19 @@ noise, the ``die-direct`` and ``die-charlieplex`` builds):
   its table and is longer).
 - ``press_floor_per_s_direct``, ``press_floor_per_s_charlieplex``: the same
   presses replayed by the engine with no Python
-  (:meth:`fairdie.sim.Chip.replay_presses`: power on, run the hold, power off,
-  the next press, in one C loop), from a snapshot of the die taken before the
-  round's presses, each press fed the millivolts its ADC log recorded (so the
-  same codes), each for as many cycles as it lasted. Right after the
-  round's presses, in the same round. The replay must end with the die's
-  EEPROM as the presses left it and, press by press, the display the press
-  ended with (read over the same persistence window), or the bench fails.
+  (:meth:`fairdie.sim.Chip.replay_presses`: each press the same C call as a
+  die's press, :meth:`fairdie.sim.Chip.power_cycle` with the die's
+  ``press_steps``: power on, run to the settle time, the LEDs seen there,
+  the rest of the hold, the LEDs seen at its end, power off; the next press,
+  in one C loop), from a snapshot of the die taken before the round's
+  presses, each press fed the millivolts its ADC log recorded (so the same
+  codes; the trace records them as in a press). Right after the round's
+  presses, in the same round. The replay must end with the die's EEPROM as
+  the presses left it and, press by press, the face and the display the
+  press showed (read by the die's rules from what the replay saw), or the
+  bench fails. What a die's press adds is Python: making its noise, draining
+  the trace into ``adc_codes``, decoding the faces, keeping the EEPROM image
+  its ``counts`` are read from when asked for.
 - ``presses_checked_direct``, ``presses_checked_charlieplex``: the presses so
   replayed and checked, summed over the rounds.
 - ``presses_over_floor_direct``, ``presses_over_floor_charlieplex``: the
