@@ -142,17 +142,9 @@ class Floating(Seeded):
     ) -> list[tuple[NoiseStream, Values]]:
         # the same as press by press (_begin, then _fill), in one pass: rows of one array
         targets = [self._target(k, channel) for k in presses]
-        key = self._key
-        streams = [keyed(key(k, channel), t) for k, t in zip(presses, targets, strict=True)]
-        rows = NoiseStream.floating_rows(
-            streams,
-            n,
-            targets=targets,
-            pull=self._pull,
-            walk=self._walk,
-            jitter=self._jitter,
-            vcc=self.vcc_mv,
-        )
+        streams = [keyed(self._key(k, channel), t) for k, t in zip(presses, targets, strict=True)]
+        walk = {"pull": self._pull, "walk": self._walk, "jitter": self._jitter, "vcc": self.vcc_mv}
+        rows = NoiseStream.floating_rows(streams, n, targets=targets, **walk)
         return list(zip(streams, rows, strict=True))
 
     def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
