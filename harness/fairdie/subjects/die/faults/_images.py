@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from fairdie.subjects.die import _fair, _ring
 from fairdie.subjects.die._models import DieModel
 
-__all__ = ["ERASED", "codes_for", "start_images", "walk"]
+__all__ = ["ERASED", "codes_for", "every_value_images", "start_images", "walk"]
 
 ERASED = b"\xff" * 64
 
@@ -52,6 +52,19 @@ _FAIR_TABLES = (
     (2, 1, 0, 0, 1, 2),
 )
 _FAIR_POOLS = (1, 0xFFF, 0x800, 0)
+
+
+#: per model, the starting image whose next press crosses the storage's edge:
+#: the fair ring's wrap (a whole lap written, the next save goes to slot 0 of
+#: the next lap), the seed's rebase (a counter at 255)
+_EDGE = {"fair": f"{_ring.SLOTS} presses", "seed": f"counts {list(_SEED_EDGES[0])}"}
+
+
+def every_value_images(model: DieModel) -> tuple[str, ...]:
+    """The starting images whose presses the quick tier cuts with every torn
+    value: an erased chip, and the press across the storage's edge."""
+    edge = _EDGE.get(model.name)
+    return ("erased",) if edge is None else ("erased", edge)
 
 
 def codes_for(model: DieModel, state: bytes, face: int, rng: random.Random) -> list[int] | None:

@@ -33,6 +33,13 @@ CAMPAIGNS: dict[str, tuple[Planner, Runner, str]] = {
 }
 
 
+#: the full tier's torn values, as its report states them
+_FULL_TORN = (
+    "G1 and G3 cut every write with all 256 torn values; G2 leaves the byte in flight as the"
+    " physics says at each cycle, G4 at a seeded point of the write"
+)
+
+
 def _run_unit(unit: Unit) -> Outcome:
     t0 = time.perf_counter()
     work = Work(unit)
@@ -54,6 +61,15 @@ class Report:
     def violations(self) -> int:
         return sum(o.violation_count for o in self.outcomes.values())
 
+    def torn_per_write(self) -> str:
+        """The writes cut, by torn values tried in each: "256 torn values at 36 writes, ..."."""
+        torn: dict[int, int] = {}
+        for o in self.outcomes.values():
+            for n, writes in o.torn.items():
+                torn[n] = torn.get(n, 0) + writes
+        parts = [f"{n} at {w:,} writes" for n, w in sorted(torn.items(), reverse=True)]
+        return f"torn values {', '.join(parts)}" if parts else "no write cut"
+
     def as_json(self) -> dict[str, object]:
         return {
             "target": self.target.label,
@@ -61,6 +77,8 @@ class Report:
             "tier": "quick" if self.quick else "full",
             "seed": self.seed,
             "cuts": sum(o.cuts for o in self.outcomes.values()),
+            "cycles_covered": sum(o.cycles_covered for o in self.outcomes.values()),
+            "torn_values": _cuts.QUICK_TORN if self.quick else _FULL_TORN,
             "images": sum(len(o.images) for o in self.outcomes.values()),
             "presses": sum(o.presses for o in self.outcomes.values()),
             "violations": self.violations,
