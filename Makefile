@@ -17,14 +17,16 @@ SIM := harness/fairdie/sim
 
 # Setup re-runs when any of these is newer than the stamp.
 SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(wildcard $(SIM)/_shim*.[ch]) $(SIM)/_api.h \
+	$(SIM)/_noise_api.h $(SIM)/_noise_kernels.c \
 	ci/install-system-packages.sh
 
 # C and C++ under clang-format: the firmwares shipped in the package (the die
-# and the test firmwares) and the simavr shim (not the cffi-generated _simavr.c).
+# and the test firmwares), the simavr shim and the noise kernels (not the cffi-generated
+# _simavr.c and _kernels.c).
 # Expanded only when a recipe needs it.
 C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subjects/*/firmware -type f \
 	\( -name '*.[ch]' -o -name '*.cpp' \) 2>/dev/null) \
-	$(filter-out $(SIM)/_simavr.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
+	$(filter-out $(SIM)/_simavr.c $(SIM)/_kernels.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
 .PHONY: help setup demo test lint format firmware bench campaigns clean distclean
 
@@ -52,7 +54,7 @@ $(STAMP): $(SETUP_INPUTS)
 	$(VPY) -m pip install --disable-pip-version-check -q -e '.[dev]'
 	@# A copy of the extension under another suffix (say from build_ext --inplace)
 	@# would shadow the one just built: keep only files the install wrote.
-	@find $(SIM) -maxdepth 1 -name '_simavr*.so' ! -newer $@.building -print -delete | \
+	@find $(SIM) -maxdepth 1 \( -name '_simavr*.so' -o -name '_kernels*.so' \) ! -newer $@.building -print -delete | \
 		sed 's/^/removed stale extension /'
 	@mv -f $@.building $@
 	@echo "setup done: $(VENV) ready"
@@ -96,7 +98,7 @@ campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep
 
 clean: ## remove build outputs and caches (keeps .venv; the next run rebuilds the extension)
 	rm -rf build dist out .mypy_cache .ruff_cache .pytest_cache .hypothesis harness/*.egg-info
-	rm -f $(SIM)/_simavr.c $(SIM)/_simavr.o $(SIM)/_simavr*.so $(STAMP) $(STAMP).building
+	rm -f $(SIM)/_simavr.c $(SIM)/_simavr.o $(SIM)/_simavr*.so $(SIM)/_kernels.c $(SIM)/_kernels.o $(SIM)/_kernels*.so $(STAMP) $(STAMP).building
 	find harness tests -name __pycache__ -type d -prune -exec rm -rf {} +
 
 distclean: clean ## clean, and remove .venv too

@@ -2,4 +2,9 @@
 # only from setup(); all other metadata lives in pyproject.toml.
 from setuptools import setup
 
-setup(cffi_modules=["harness/fairdie/sim/_build.py:ffibuilder"])
+setup(
+    cffi_modules=[
+        "harness/fairdie/sim/_build.py:ffibuilder",
+        "harness/fairdie/sim/_build.py:kernels_ffibuilder",
+    ]
+)

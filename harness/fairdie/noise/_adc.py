@@ -11,6 +11,9 @@ import functools
 import math
 from fractions import Fraction
 
+import numpy as np
+import numpy.typing as npt
+
 __all__ = ["ADC_MAX", "code_for_mv", "mv_for_code"]
 
 #: The largest 10-bit ADC code.
@@ -62,3 +65,11 @@ def mv_for_code(code: int, vref_mv: float) -> float:
 def mv_table(vref_mv: float) -> tuple[float, ...]:
     """:func:`mv_for_code` of every code 0..1023, computed once per reference."""
     return tuple(mv_for_code(c, vref_mv) for c in range(ADC_MAX + 1))
+
+
+@functools.lru_cache(maxsize=16)
+def mv_array(vref_mv: float) -> npt.NDArray[np.float64]:
+    """:func:`mv_table` as a read-only numpy array (for the noise kernels)."""
+    table = np.array(mv_table(vref_mv), dtype=np.float64)
+    table.flags.writeable = False
+    return table

@@ -3,13 +3,15 @@ conversion (the protocol is described in :mod:`fairdie.noise._seeded`)."""
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import math
 from collections.abc import Callable, Sequence
 
-from fairdie.noise._adc import ADC_MAX, mv_table
-from fairdie.noise._seeded import Seeded, SplitMix, Stream, check_press, check_vcc, clip
+import numpy as np
+
+from fairdie.noise._adc import ADC_MAX, mv_array, mv_table
+from fairdie.noise._seeded import Seeded, check_count, check_press, check_vcc, clip, keyed
+from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
     "HUM_HZ",
@@ -89,7 +91,7 @@ class Floating(Seeded):
     def _shape(self, channel: int) -> tuple[float, tuple[tuple[float, float, float], ...]]:
         shape = self._shapes.get(channel)
         if shape is None:
-            rng = SplitMix(f"fairdie.noise.floating.shape:{self.seed}:{channel}")
+            rng = keyed(f"fairdie.noise.floating.shape:{self.seed}:{channel}")
             # drawn even with a home_mv, so that the waves are the same either way
             home = rng.uniform(0.25, 0.75) * self.vcc_mv
             if self.home_mv is not None:
@@ -118,17 +120,29 @@ class Floating(Seeded):
         super().seek(press)
         self._targets.clear()
 
-    def _start(self, channel: int, rng: SplitMix) -> Stream:
-        target = self._targets[channel] = self._centre(self.press, channel)
-        return Stream(rng, target)
+    def _target(self, press: int, channel: int) -> float:
+        """The centre the walk reverts to in press ``press`` (cached for this press)."""
+        if press != self.press:
+            return self._centre(press, channel)
+        target = self._targets.get(channel)
+        if target is None:
+            target = self._targets[channel] = self._centre(press, channel)
+        return target
 
-    def __call__(self, channel: int) -> float:
-        s = self._stream(channel)
-        rng, vcc = s.rng, self.vcc_mv
-        target = self._targets[channel]
-        centre = s.value + self._pull * (target - s.value) + rng.gauss(0.0, self._walk)
-        s.value = centre = clip(centre, vcc)
-        return clip(centre + rng.gauss(0.0, self._jitter), vcc)
+    def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
+        stream.value = self._target(press, channel)
+
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        # per conversion: centre = clip(centre + pull * (target - centre) + gauss(0, walk)),
+        # then the value clip(centre + gauss(0, jitter)), both to 0..vcc
+        return stream.floating(
+            n,
+            target=self._target(press, channel),
+            pull=self._pull,
+            walk=self._walk,
+            jitter=self._jitter,
+            vcc=self.vcc_mv,
+        )
 
 
 class Uniform(Seeded):
@@ -144,10 +158,10 @@ class Uniform(Seeded):
 
     def __init__(self, seed: int, vcc_mv: float = 3000) -> None:
         super().__init__(seed, vcc_mv)
-        self._mv = mv_table(self.vcc_mv)
+        self._mv = mv_array(self.vcc_mv)
 
-    def __call__(self, channel: int) -> float:
-        return self._mv[self._stream(channel).rng.bits53() >> 43]
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        return stream.table(n, self._mv)  # the code: the top 10 of 53 random bits
 
 
 #: The most codes :class:`Biased` takes weights for.
@@ -175,15 +189,14 @@ class Biased(Seeded):
         if not (0 < cumulative[-1] < math.inf):
             raise ValueError("weights must have a finite sum above 0")
         self.weights = w
-        self._cumulative = cumulative
+        self._cumulative = np.array(cumulative, dtype=np.float64)
         self._last = max(i for i, p in enumerate(w) if p > 0)
-        self._mv = mv_table(self.vcc_mv)
+        self._mv = mv_array(self.vcc_mv)
 
-    def __call__(self, channel: int) -> float:
-        x = self._stream(channel).rng.random() * self._cumulative[-1]
-        # the first code whose running sum passes x: never a weight of 0
-        code = min(bisect.bisect_right(self._cumulative, x), self._last)
-        return self._mv[code]
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        # x = random() * the sum of the weights; the code is the first whose
+        # running sum passes x (never one of weight 0)
+        return stream.biased(n, self._cumulative, self._last, self._mv)
 
     def __repr__(self) -> str:
         return f"Biased({list(self.weights)!r}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
@@ -237,9 +250,9 @@ class Hum(Seeded):
         self._clock: Callable[[], float] | None = None
         self.start_s = self._start_time()
 
-    def _start_time(self) -> float:
-        rng = SplitMix(f"fairdie.noise.hum.start:{self.seed}:{self.press}")
-        return rng.random() / self.hz
+    def _start_time(self, press: int | None = None) -> float:
+        at = self.press if press is None else press
+        return keyed(f"fairdie.noise.hum.start:{self.seed}:{at}").random() / self.hz
 
     def seek(self, press: int) -> None:
         super().seek(press)
@@ -249,19 +262,57 @@ class Hum(Seeded):
         """Read the seconds since this press's power-on from ``clock()``."""
         self._clock = clock
 
-    def __call__(self, channel: int) -> float:
-        s = self._stream(channel)
-        since = s.count * self.period_s if self._clock is None else self._clock()
-        s.count += 1
-        t = self.start_s + since
-        mv = 0.5 * self.vcc_mv + self.amplitude_mv * math.sin(math.tau * self.hz * t)
-        return clip(mv + s.rng.gauss(0.0, self._jitter), self.vcc_mv)
+    def _values(
+        self, stream: NoiseStream, start_s: float, n: int, since: Values | None = None
+    ) -> Values:
+        return stream.hum(
+            n,
+            start_s=start_s,
+            since=since,
+            period_s=self.period_s,
+            hz=self.hz,
+            amplitude=self.amplitude_mv,
+            jitter=self._jitter,
+            vcc=self.vcc_mv,
+        )
+
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        start = self.start_s if press == self.press else self._start_time(press)
+        return self._values(stream, start, n)
+
+    def next_values(self, channel: int, n: int) -> Values:
+        """The next values; with a clock one, at the clock's time (a block
+        cannot know when later conversions come)."""
+        if self._clock is None:
+            return super().next_values(channel, n)
+        since = np.array([self._clock()], dtype=np.float64)
+        return self._values(self._stream(channel), self.start_s, 1, since)
 
     def __repr__(self) -> str:
         return f"Hum({self.hz:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
 
-class Stuck:
+class Steady:
+    """A model that reads the same at every conversion of a channel, at every
+    press: its blocks and presses are that value repeated."""
+
+    def __call__(self, channel: int) -> float:
+        raise NotImplementedError
+
+    def next_values(self, channel: int, n: int) -> Values:
+        return np.full(max(1, n), self(channel))
+
+    def press_values(self, press: int, n: int, channel: int = 0) -> Values:
+        """The first ``n`` values of press ``press`` (the same at any press)."""
+        check_press(press)
+        return np.full(check_count(n), self(channel))
+
+    def seek(self, press: int) -> None:
+        """Start press ``press`` (checked, and otherwise the same as any)."""
+        check_press(press)
+
+
+class Stuck(Steady):
     """Always the same voltage: a shorted or saturated input (the same at
     every press, so :meth:`seek` has nothing to do)."""
 
@@ -272,10 +323,6 @@ class Stuck:
 
     def __call__(self, channel: int) -> float:
         return self.mv
-
-    def seek(self, press: int) -> None:
-        """Start press ``press`` (checked, and otherwise the same as any)."""
-        check_press(press)
 
     def __repr__(self) -> str:
         return f"Stuck(mv={self.mv:g})"
@@ -314,14 +361,15 @@ class Weak(Seeded):
         """The code a channel rests at (the same at every press)."""
         code = self._rests.get(channel)
         if code is None:
-            rng = SplitMix(f"fairdie.noise.weak.rest:{self.seed}:{channel}")
+            rng = keyed(f"fairdie.noise.weak.rest:{self.seed}:{channel}")
             span = ADC_MAX - 2 * WEAK_MARGIN  # rests WEAK_MARGIN .. ADC_MAX - WEAK_MARGIN - 1
             code = self._rests[channel] = WEAK_MARGIN + rng.bits53() % span
         return code
 
-    def __call__(self, channel: int) -> float:
-        up = self._stream(channel).rng.random() < self._upper
-        return self._mv[self.rest(channel) + up]
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        # the code above the rest when random() < 1 / (ratio + 1)
+        lo = self.rest(channel)
+        return stream.weak(n, upper=self._upper, lo=self._mv[lo], hi=self._mv[lo + 1])
 
     def __repr__(self) -> str:
         return f"Weak({self.ratio:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
@@ -332,7 +380,7 @@ class Weak(Seeded):
 DEAD_NEAR_RAIL = (0.25, 4)
 
 
-class Dead:
+class Dead(Steady):
     """A dead input: no analog noise at all, one code at every conversion.
 
     Unlike :class:`Stuck` (a voltage the user names), the code is drawn once
@@ -354,7 +402,7 @@ class Dead:
         """The code a channel reads, at every conversion of every press."""
         code = self._codes.get(channel)
         if code is None:
-            rng = SplitMix(f"fairdie.noise.dead:{self.seed}:{channel}")
+            rng = keyed(f"fairdie.noise.dead:{self.seed}:{channel}")
             share, near = DEAD_NEAR_RAIL
             if rng.random() < share:
                 n = rng.bits53() % (2 * near)
@@ -367,33 +415,48 @@ class Dead:
     def __call__(self, channel: int) -> float:
         return self._mv[self.code(channel)]
 
-    def seek(self, press: int) -> None:
-        """Start press ``press`` (checked, and otherwise the same as any)."""
-        check_press(press)
-
     def __repr__(self) -> str:
         return f"Dead(seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
 
 class Cycle:
     """Millivolts replayed in turn, then again: the part of :class:`Codes` and
-    :class:`~fairdie.noise._trace.Trace` that reads them. Subclasses set
-    ``_mv`` (not empty)."""
+    :class:`~fairdie.noise._trace.Trace` that reads them. Subclasses call
+    :meth:`_replay` with the values (not empty)."""
 
     _mv: tuple[float, ...]
+    _values: Values
     _next = 0
+    #: changed by every move other than reading (see :mod:`fairdie.noise._seeded`)
+    epoch = 0
+
+    def _replay(self, mv: tuple[float, ...]) -> None:
+        self._mv = mv
+        self._values = np.array(mv, dtype=np.float64)
 
     def __call__(self, channel: int) -> float:
         mv = self._mv[self._next]
         self._next = (self._next + 1) % len(self._mv)
         return mv
 
+    def next_values(self, channel: int, n: int) -> Values:
+        """Up to ``n`` of the next values (at least one; to the end of the
+        sequence at the most): a view of them, no copy."""
+        at = self._next
+        block = self._values[at : at + max(1, n)]
+        self._next = (at + len(block)) % len(self._mv)
+        return block
+
+    def _move(self, at: int) -> None:
+        self._next = at
+        self.epoch += 1
+
     def snapshot(self) -> int:
         """The position in the sequence (``Chip.snapshot`` keeps it)."""
         return self._next
 
     def restore(self, state: int) -> None:
-        self._next = state
+        self._move(state)
 
 
 class Codes(Cycle):
@@ -407,7 +470,7 @@ class Codes(Cycle):
         self.codes = tuple(codes)
         self.vcc_mv = check_vcc(vcc_mv)
         mv = mv_table(self.vcc_mv)
-        self._mv = tuple(mv[c] for c in self.codes)
+        self._replay(tuple(mv[c] for c in self.codes))
 
     def __repr__(self) -> str:
         return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"

@@ -1,11 +1,11 @@
-"""The machinery of the seeded noise models: the protocols, a small
-generator, and per-press, per-channel streams.
+"""The machinery of the seeded noise models: the protocols, keyed
+generators, and per-press, per-channel streams.
 
 A noise model is a deterministic callable ``model(channel) -> millivolts``
 called once per ADC conversion. The chip rounds the value to whole
 millivolts and simavr converts it with :func:`~fairdie.noise.code_for_mv`.
 
-Two optional methods make a campaign reproducible per press:
+Optional methods:
 
 ``seek(press)``
     Start press number ``press`` (0-based; the die powers on once per press).
@@ -14,6 +14,21 @@ Two optional methods make a campaign reproducible per press:
     mains hum, the conversion's time), never on what was read before, so a
     campaign sharded over processes reads what one process reading every
     press in turn would. Without a ``seek`` a model reads press 0 on and on.
+``next_values(channel, n)``
+    The channel's next values in bulk: about ``n`` of them (a hint; at least
+    one), as a sequence of millivolts (a float64 numpy array is taken as it
+    is), the very values that as many calls of ``model(channel)`` would give,
+    the model standing after them. A chip hands them to C and asks again
+    when they run out: Python is called once per block, not per conversion.
+    A model with it and a ``seek`` also has ``epoch``, a value that its
+    ``seek`` and ``restore`` change: the chip then drops the values it holds
+    ahead (the old position's) before its next run. Values must not depend
+    on when they are asked for, so a model that needs time (Hum with a
+    clock) gives one value per call.
+``press_values(press, n, channel=0)``
+    The first ``n`` values of press ``press`` on a channel, without moving
+    the model: a press's noise where no chip runs (a reference model, a
+    campaign's chain of presses). The seeded models have it.
 ``bind_clock(clock)``
     A model that needs time calls ``clock()`` at each conversion for the
     seconds since this press's power-on. Models that do not need it do not
@@ -22,24 +37,34 @@ Two optional methods make a campaign reproducible per press:
 ``snapshot()`` / ``restore(state)`` keep a model's position for
 ``Chip.snapshot``. Each channel of a seeded model reads its own stream, as
 if no other channel were converted.
+
+The seeded models draw from splitmix64 (Steele, Lea and Flood, 2014), whose
+whole state is one integer, so a chip snapshot keeps a noise source's
+position for the cost of an int; a generator keyed by a string costs one
+hash. Its values come from C kernels (:class:`fairdie.sim.NoiseStream`)
+that give exactly what the models' Python arithmetic gives, on every
+machine: libm's log, cos and sin, as Python's math module calls them.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
+    "BlockNoise",
     "NoiseModel",
     "Seeded",
     "SeekableNoise",
-    "SplitMix",
     "State",
-    "Stream",
+    "Values",
     "check_press",
     "check_vcc",
     "clip",
+    "keyed",
 ]
 
 
@@ -56,6 +81,13 @@ class SeekableNoise(NoiseModel, Protocol):
     def seek(self, press: int) -> None: ...
 
 
+@runtime_checkable
+class BlockNoise(NoiseModel, Protocol):
+    """A noise model that gives its values a block at a time (``next_values``)."""
+
+    def next_values(self, channel: int, n: int) -> Any: ...
+
+
 def check_vcc(vcc_mv: float) -> float:
     if isinstance(vcc_mv, bool) or not math.isfinite(vcc_mv) or vcc_mv <= 0:
         raise ValueError(f"vcc_mv must be a positive number, got {vcc_mv!r}")
@@ -68,55 +100,19 @@ def check_press(press: int) -> int:
     return press
 
 
+def check_count(n: int) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n < 2**32:
+        raise ValueError(f"n must be an integer 0..2**32-1, got {n!r}")
+    return n
+
+
 def clip(mv: float, vcc: float) -> float:
     return min(max(mv, 0.0), vcc)
 
 
-_M64 = (1 << 64) - 1
-
-
-class SplitMix:
-    """splitmix64 (Steele, Lea and Flood, 2014): a generator whose whole state
-    is one integer, so a chip snapshot keeps a noise source's position for the
-    cost of an int (``random.Random``'s state is 625 of them), and a new one
-    keyed by a string costs one hash. Written here because the standard
-    library has no generator with a small state."""
-
-    __slots__ = ("state",)
-
-    def __init__(self, key: str) -> None:
-        self.state = int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little")
-
-    def bits53(self) -> int:
-        """53 uniform random bits."""
-        self.state = z = (self.state + 0x9E3779B97F4A7C15) & _M64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        return (z ^ (z >> 31)) >> 11
-
-    def random(self) -> float:
-        """A uniform float in (0, 1)."""
-        return (self.bits53() | 1) / 9007199254740992.0
-
-    def gauss(self, mu: float, sigma: float) -> float:
-        """A normal deviate (Box-Muller, one of the pair)."""
-        r = math.sqrt(-2.0 * math.log(self.random()))
-        return mu + sigma * r * math.cos(math.tau * self.random())
-
-    def uniform(self, a: float, b: float) -> float:
-        return a + (b - a) * self.random()
-
-
-class Stream:
-    """One channel's position in a press: its generator, a value the model
-    carries from conversion to conversion and the conversions made so far."""
-
-    __slots__ = ("count", "rng", "value")
-
-    def __init__(self, rng: SplitMix, value: float = 0.0, count: int = 0) -> None:
-        self.rng = rng
-        self.value = value
-        self.count = count
+def keyed(key: str) -> NoiseStream:
+    """A splitmix64 generator whose start is the first 8 bytes of the key's SHA-256."""
+    return NoiseStream(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"))
 
 
 #: ``(press, ((channel, generator state, value, count), ...))``
@@ -124,7 +120,12 @@ State = tuple[int, tuple[tuple[int, int, float, int], ...]]
 
 
 class Seeded:
-    """A seeded model whose generators are keyed by (kind, seed, press, channel)."""
+    """A seeded model whose generators are keyed by (kind, seed, press, channel).
+
+    A subclass gives :meth:`_fill` (the next values of a stream, from its
+    kernel) and may give :meth:`_begin` (a stream's start, other than zero);
+    calls, blocks and :meth:`press_values` all read through :meth:`_fill`.
+    """
 
     #: The model's name in the generators' keys (fixed: a key is a sequence).
     kind: ClassVar[str]
@@ -133,36 +134,56 @@ class Seeded:
         self.seed = seed
         self.vcc_mv = check_vcc(vcc_mv)
         self.press = 0
-        self._streams: dict[int, Stream] = {}
+        #: changed by every seek and restore (see the module)
+        self.epoch = 0
+        self._streams: dict[int, NoiseStream] = {}
 
     def seek(self, press: int) -> None:
         """Start press ``press``: its readings depend on nothing read before."""
         self.press = check_press(press)
         self._streams.clear()
+        self.epoch += 1
 
-    def _start(self, channel: int, rng: SplitMix) -> Stream:
-        """A channel's stream at the start of the current press."""
-        return Stream(rng)
+    def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
+        """Set a channel's stream at the start of press ``press``."""
 
-    def _stream(self, channel: int) -> Stream:
+    def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
+        """The next ``n`` values of a stream of press ``press``."""
+        raise NotImplementedError
+
+    def _new_stream(self, press: int, channel: int) -> NoiseStream:
+        s = keyed(f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}")
+        self._begin(press, channel, s)
+        return s
+
+    def _stream(self, channel: int) -> NoiseStream:
         s = self._streams.get(channel)
         if s is None:
-            key = f"fairdie.noise.{self.kind}:{self.seed}:{self.press}:{channel}"
-            s = self._streams[channel] = self._start(channel, SplitMix(key))
+            s = self._streams[channel] = self._new_stream(self.press, channel)
         return s
+
+    def __call__(self, channel: int) -> float:
+        return float(self.next_values(channel, 1)[0])
+
+    def next_values(self, channel: int, n: int) -> Values:
+        """The channel's next ``n`` values (see the module)."""
+        return self._fill(self._stream(channel), self.press, channel, max(1, n))
+
+    def press_values(self, press: int, n: int, channel: int = 0) -> Values:
+        """The first ``n`` values of press ``press`` on ``channel``; the model
+        does not move (see the module)."""
+        check_press(press)
+        return self._fill(self._new_stream(press, channel), press, channel, check_count(n))
 
     def snapshot(self) -> State:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
-        return self.press, tuple(
-            (n, s.rng.state, s.value, s.count) for n, s in self._streams.items()
-        )
+        return self.press, tuple((n, *s.state()) for n, s in self._streams.items())
 
     def restore(self, state: State) -> None:
         press, streams = state
         self.seek(press)
         for n, rng, value, count in streams:
-            s = self._stream(n)
-            s.rng.state, s.value, s.count = rng, value, count
+            self._stream(n).set_state(rng, value, count)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed}, vcc_mv={self.vcc_mv:g})"

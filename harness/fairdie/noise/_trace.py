@@ -7,9 +7,12 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
 from fairdie.noise._adc import ADC_MAX, mv_for_code
 from fairdie.noise._models import Cycle
-from fairdie.noise._seeded import check_press, check_vcc
+from fairdie.noise._seeded import check_count, check_press, check_vcc
+from fairdie.sim._noise import Values
 
 __all__ = ["Trace"]
 
@@ -33,7 +36,7 @@ class Trace(Cycle):
         self.path = Path(path)
         self.vcc_mv = check_vcc(vcc_mv)
         self.per_press = per_press
-        self._mv = _load(self.path, self.vcc_mv)
+        self._replay(_load(self.path, self.vcc_mv))
 
     @property
     def per_press(self) -> int:
@@ -53,7 +56,15 @@ class Trace(Cycle):
 
     def seek(self, press: int) -> None:
         """Start press ``press`` at row ``(press * per_press) % rows``."""
-        self._next = check_press(press) * self._per_press % len(self._mv)
+        self._move(self._row(press))
+
+    def press_values(self, press: int, n: int, channel: int = 0) -> Values:
+        """The first ``n`` values of press ``press``, from its row on, in turn."""
+        rows = self._row(press) + np.arange(check_count(n))
+        return self._values[rows % len(self._mv)]
+
+    def _row(self, press: int) -> int:
+        return check_press(press) * self._per_press % len(self._mv)
 
     def __repr__(self) -> str:
         return f"Trace({str(self.path)!r}, vcc_mv={self.vcc_mv:g}, per_press={self.per_press})"

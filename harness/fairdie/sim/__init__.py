@@ -2,7 +2,9 @@
 
 The public names are re-exported from private modules. Importing this package
 does not load the compiled simavr binding until :class:`Chip` is first used,
-so pure-Python parts (firmware parsing, value types) work without it.
+so pure-Python parts (firmware parsing, value types) work without it;
+:class:`NoiseStream` (the noise models' C kernels) is a compiled module of its
+own that needs only libm.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
     from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
+    from fairdie.sim._noise import NoiseStream
 
 __all__ = [
     "MCU_FUSES",
@@ -50,6 +53,7 @@ __all__ = [
     "FuseLayout",
     "Fuses",
     "Level",
+    "NoiseStream",
     "PinChange",
     "Snapshot",
     "StopReason",
@@ -75,4 +79,8 @@ def __getattr__(name: str) -> Any:
         from fairdie.sim import _chip
 
         return getattr(_chip, name)
+    if name == "NoiseStream":  # the noise kernels: a module of their own, without simavr
+        from fairdie.sim._noise import NoiseStream
+
+        return NoiseStream
     raise AttributeError(f"module 'fairdie.sim' has no attribute {name!r}")

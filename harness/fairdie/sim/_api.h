@@ -43,6 +43,7 @@ typedef struct fd_chip fd_chip;
 #define FD_STOP_TRACE_FULL 32
 #define FD_STOP_CALLBACK_ERROR 64
 #define FD_STOP_OFF 128
+#define FD_STOP_ADC_EMPTY 256 /* a buffer-fed ADC channel ran out (fd_adc_buffer) */
 
 /* The simavr 1.6 fixes, each on by default; a test switches one off to show
  * that the bug it fixes is still there without it. */
@@ -173,9 +174,27 @@ int fd_pin_pull(fd_chip *chip, char port, int pin, int pull);
 int64_t fd_port_state(fd_chip *chip, char port);
 int fd_port_regs(fd_chip *chip, char port, uint8_t *ddr, uint8_t *out, uint8_t *pin);
 
-/* ADC: a constant per channel, or a call into Python per conversion. */
+/* ADC: a constant per channel, a call into Python per conversion, or a
+ * buffer of millivolts. */
 int fd_adc_constant(fd_chip *chip, int channel, uint32_t millivolts);
 int fd_adc_callback(fd_chip *chip, int channel);
+/* A channel fed from mv[0..n): each conversion takes the next value (in
+ * 0..65535, rounded half to even as Python's round). The buffer stays the
+ * caller's: it must live while the channel reads it, and while a snapshot
+ * taken meanwhile may be restored (a snapshot keeps the pointer and the
+ * position, not the values). When it runs out, with FD_ADC_WRAP it starts
+ * again; with FD_ADC_REFILL the shim calls Python once (fd_py_adc_block),
+ * which hands the next block with this function; otherwise, or when no
+ * block comes, the run stops with FD_STOP_ADC_EMPTY. n = 0 empties the
+ * channel's buffer (the next conversion refills). Returns 0, -1 for no such
+ * channel, -2 for a value outside 0..65535 or NaN (nothing changed). A C
+ * loop with no Python feeds a channel with its own buffer and flags 0. */
+#define FD_ADC_WRAP 1
+#define FD_ADC_REFILL 2
+int fd_adc_buffer(fd_chip *chip, int channel, const double *mv, uint32_t n, uint32_t flags);
+/* The values a buffer-fed channel has left before it runs out (0 otherwise). */
+uint32_t fd_adc_buffered(fd_chip *chip, int channel);
+
 /* The analog comparator's inputs in millivolts: 0 AIN0, 1 AIN1, 2 + n the ADC
  * multiplexer's channel n (with ACME). -1 when the MCU has no comparator. */
 int fd_acomp_input(fd_chip *chip, int input, uint32_t millivolts);

@@ -25,7 +25,11 @@ HERE = Path(__file__).resolve().parent
 #: The simavr release the shim is written and tested against.
 SIMAVR_VERSION = "1.6"
 
-_CALLBACKS = 'extern "Python+C" int fd_py_adc(uint64_t chip_id, int channel);'
+_WARNINGS = ("-Wall", "-Wextra", "-Wno-unused-parameter")
+_CALLBACKS = """
+extern "Python+C" int fd_py_adc(uint64_t chip_id, int channel);
+extern "Python+C" int fd_py_adc_block(uint64_t chip_id, int channel);
+"""
 
 
 def _run(*cmd: str) -> str | None:
@@ -85,7 +89,25 @@ def make_builder() -> FFI:
         include_dirs=[str(HERE)],
         libraries=["simavr"],
         library_dirs=[a[2:] for a in _pkg_config("--libs") if a.startswith("-L")],
-        extra_compile_args=["-O2", "-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter"],
+        extra_compile_args=["-O2", "-std=gnu11", *_WARNINGS],
+    )
+    return ffi
+
+
+def make_kernels_builder() -> FFI:
+    """``fairdie.sim._kernels``: the noise models' kernels, with libm only
+    (no simavr), so the models work where the binding is not built."""
+    ffi = FFI()
+    ffi.cdef((HERE / "_noise_api.h").read_text())
+    ffi.set_source(
+        "fairdie.sim._kernels",
+        '#include <stdint.h>\n#include "_noise_api.h"\n',
+        sources=[_relative(HERE / "_noise_kernels.c")],
+        include_dirs=[str(HERE)],
+        libraries=["m"],
+        # no fused multiply-add and no fast-math: each double is the one the
+        # model's Python arithmetic gives, on every machine
+        extra_compile_args=["-O2", "-std=gnu11", "-ffp-contract=off", "-fno-fast-math", *_WARNINGS],
     )
     return ffi
 
@@ -93,6 +115,8 @@ def make_builder() -> FFI:
 if os.environ.get("FAIRDIE_SKIP_SIMAVR_VERSION_CHECK") != "1":
     check_simavr_version(simavr_version())
 ffibuilder = make_builder()
+kernels_ffibuilder = make_kernels_builder()
 
 if __name__ == "__main__":
     ffibuilder.compile(verbose=True)
+    kernels_ffibuilder.compile(verbose=True)

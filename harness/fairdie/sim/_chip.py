@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from fairdie.errors import FairdieError, FirmwareError
-from fairdie.sim._chip_adc import CHIPS, AdcMixin, AdcSource
+from fairdie.sim._chip_adc import CHIPS, AdcMixin, AdcSource, Feed
 from fairdie.sim._chip_debug import DebugMixin
 from fairdie.sim._chip_eeprom import EepromMixin
 from fairdie.sim._chip_leds import LedsMixin
@@ -155,6 +155,7 @@ class Chip(
             self.write_eeprom(0, image)
 
         self._adc: dict[int, Callable[[int], float]] = {}
+        self._feeds: dict[int, Feed] = {}
         self._adc_error: BaseException | None = None
         self._stops = ffi.new("fd_stops *")
         self._why = ffi.new("fd_event *")

@@ -1,12 +1,15 @@
-"""The ADC of a :class:`Chip`: sources fed once per conversion, and its log."""
+"""The ADC of a :class:`Chip`: sources fed per conversion or a block at a
+time, and its log."""
 
 from __future__ import annotations
 
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from fairdie.errors import FairdieError
+import numpy as np
+
+from fairdie.errors import FairdieError, SimulationError
 from fairdie.sim._chipbase import ChipBase, check, check_range
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._types import AdcConversion
@@ -14,12 +17,26 @@ from fairdie.sim._types import AdcConversion
 if TYPE_CHECKING:
     from fairdie.sim._chip import Chip
 
-#: A constant in millivolts, or a callable ``channel -> millivolts`` called once per conversion.
+#: A constant in millivolts, or a callable ``channel -> millivolts`` called
+#: once per conversion; a callable with ``next_values(channel, n)`` is asked
+#: for its values a block at a time instead (see :mod:`fairdie.noise`).
 AdcSource = float | int | Callable[[int], float]
 
-# Live chips by id, for the ADC callback. The C side holds the id, not a
+# Live chips by id, for the ADC callbacks. The C side holds the id, not a
 # reference, so a chip is freed as soon as Python drops it (no cycle to wait for).
 CHIPS: weakref.WeakValueDictionary[int, Chip] = weakref.WeakValueDictionary()
+
+_REFILL = lib.FD_ADC_REFILL
+_fd_adc_buffer = lib.fd_adc_buffer
+_fd_adc_buffered = lib.fd_adc_buffered
+_from_buffer = ffi.from_buffer
+_float64 = np.float64
+# The size of the blocks asked for only decides how often C calls Python,
+# never which values are read. A press's first block is what the last press
+# took plus _MARGIN; further blocks start at _MORE and double up to _MOST.
+_MARGIN = 16
+_MORE = 64
+_MOST = 4096
 
 
 @ffi.def_extern()
@@ -28,17 +45,50 @@ def fd_py_adc(chip_id: int, channel: int) -> int:
     return -1 if chip is None else chip._feed_adc(channel)
 
 
+@ffi.def_extern()
+def fd_py_adc_block(chip_id: int, channel: int) -> int:
+    chip = CHIPS.get(chip_id)
+    return -1 if chip is None else chip._feed_adc_block(channel)
+
+
+class Feed:
+    """A channel fed a block at a time: its source, the block C reads (kept
+    alive here), the values handed since the source's epoch last moved, and
+    how many to ask for next."""
+
+    __slots__ = ("block", "epoch", "handed", "next_values", "source", "want")
+
+    def __init__(self, source: Any) -> None:
+        self.source = source
+        self.next_values: Callable[[int, int], Any] = source.next_values
+        self.epoch: object = getattr(source, "epoch", None)
+        self.block: Any = None
+        self.handed = 0
+        self.want = _MORE
+
+
 class AdcMixin(ChipBase):
-    """ADC channels fed from Python: constants, or callables asked per conversion."""
+    """ADC channels fed from Python: constants, callables asked per
+    conversion, or sources asked for blocks of values."""
 
     _adc: dict[int, Callable[[int], float]]
+    _feeds: dict[int, Feed]
     _adc_error: BaseException | None
 
     def set_adc(self, channel: int, source: AdcSource) -> None:
         """Feed an ADC channel: a constant in millivolts, or a callable
-        ``channel -> millivolts`` called once per conversion start."""
+        ``channel -> millivolts`` called once per conversion start. A source
+        with ``next_values(channel, n)`` hands C its values a block at a time
+        (Python is called once per block, not per conversion); when its
+        ``epoch`` changes (a ``seek``), the values held ahead are dropped
+        before the next run."""
         check_range("ADC channel", channel, 0, 15)
-        if callable(source):
+        self._feeds.pop(channel, None)
+        if callable(source) and hasattr(source, "next_values"):
+            self._adc[channel] = source
+            self._feeds[channel] = Feed(source)
+            rc = _fd_adc_buffer(self._c, channel, ffi.NULL, 0, _REFILL)
+        elif callable(source):
             self._adc[channel] = source
             rc = lib.fd_adc_callback(self._c, channel)
         else:
@@ -71,6 +121,39 @@ class AdcMixin(ChipBase):
         except BaseException as e:  # reported from run(), never lost in C
             self._adc_error = e
             return -1
+
+    def _feed_adc_block(self, channel: int) -> int:
+        f = self._feeds[channel]
+        try:
+            block = np.ascontiguousarray(f.next_values(channel, f.want), dtype=_float64)
+            n = len(block)
+            if block.ndim != 1 or not n:
+                raise SimulationError(
+                    f"ADC channel {channel}: the source {f.source!r} gave no more values"
+                )
+            if _fd_adc_buffer(self._c, channel, _from_buffer("double[]", block), n, _REFILL):
+                bad = block[~((block >= 0) & (block <= 65535))]
+                check_range("ADC millivolts", float(bad[0]), 0, 65535)
+            f.block = block
+            f.want = _MORE if not f.handed else min(2 * f.want, _MOST)
+            f.handed += n
+            return 0
+        except BaseException as e:  # reported from run(), never lost in C
+            self._adc_error = e
+            return -1
+
+    def _sync_feeds(self) -> None:
+        """Drop the values held ahead for a source whose epoch moved (it was
+        sought): its next conversion asks for a block of the new position."""
+        c = self._c
+        for channel, f in self._feeds.items():
+            epoch = getattr(f.source, "epoch", None)
+            if epoch != f.epoch:
+                taken = f.handed - _fd_adc_buffered(c, channel)
+                if taken:
+                    f.want = min(taken + _MARGIN, _MOST)
+                _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
+                f.epoch, f.block, f.handed = epoch, None, 0
 
     def adc_log(self, since: int = 0) -> list[AdcConversion]:
         """Every conversion since trace position ``since``: channel, reference,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fairdie.errors import FairdieError, SimulationError
+from fairdie.sim._chip_adc import Feed
 from fairdie.sim._chipbase import ChipBase, check_range
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._trace import simavr_log_level
@@ -22,7 +23,7 @@ _fd_eeprom_busy = lib.fd_eeprom_busy
 _STOP_DEADLINE = lib.FD_STOP_DEADLINE
 _STOP_EVENT = lib.FD_STOP_EVENT
 _STOP_TRACE_FULL = lib.FD_STOP_TRACE_FULL
-_STOP_FAILED = lib.FD_STOP_CALLBACK_ERROR | lib.FD_STOP_CRASHED
+_STOP_FAILED = lib.FD_STOP_CALLBACK_ERROR | lib.FD_STOP_ADC_EMPTY | lib.FD_STOP_CRASHED
 
 
 class RunMixin(ChipBase):
@@ -32,6 +33,7 @@ class RunMixin(ChipBase):
     _why: Any
     _log_level: int
     _adc_error: BaseException | None
+    _feeds: dict[int, Feed]
     _skip_polling: bool
     _batch: bool
     stop_event: Event | None
@@ -176,6 +178,8 @@ class RunMixin(ChipBase):
         stops = ffi.NULL if until is None else self._set_stops(until)
         if simavr_log_level() != self._log_level:
             self._follow_log_level()
+        if self._feeds:
+            self._sync_feeds()
         why = self._why
         self.stop_event = None
         while True:
@@ -194,6 +198,8 @@ class RunMixin(ChipBase):
         if bits & lib.FD_STOP_CALLBACK_ERROR:
             err, self._adc_error = self._adc_error, None
             raise SimulationError(f"the ADC source raised {err!r}") from err
+        if bits & lib.FD_STOP_ADC_EMPTY:
+            raise SimulationError("an ADC channel fed from a buffer ran out of values")
         raise SimulationError(
             f"simavr stopped the core at pc=0x{self.pc:04x}, cycle {self.cycle}"
             " (bad opcode or address)"

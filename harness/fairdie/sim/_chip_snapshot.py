@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairdie.errors import SimulationError
+from fairdie.sim._chip_adc import Feed
 from fairdie.sim._chipbase import ChipBase, check
 from fairdie.sim._simavr import ffi, lib
 
@@ -31,6 +32,7 @@ class SnapshotMixin(ChipBase):
 
     _snapshot_size: int
     _adc: dict[int, Callable[[int], float]]
+    _feeds: dict[int, Feed]
     power_ons: int
     power_on_cycle: int
 
@@ -41,23 +43,32 @@ class SnapshotMixin(ChipBase):
         and ``restore(state)`` methods is asked for its state; other callables
         are taken as stateless)."""
         c = self._c
+        if self._feeds:  # values held ahead of a sought source are stale: dropped first
+            self._sync_feeds()
         buf = _NEW_UNCLEARED("uint8_t[]", self._snapshot_size)
         lib.fd_snapshot(c, buf)
         sources = tuple(
             (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
             for ch, src in self._adc.items()
         )
-        return Snapshot(self._id, _fd_cycle(c), buf, (self.power_ons, self.power_on_cycle, sources))
+        # the blocks C reads: the shim's bytes keep a pointer into them
+        feeds = tuple((ch, f, f.block, f.handed, f.want) for ch, f in self._feeds.items())
+        python = (self.power_ons, self.power_on_cycle, sources, feeds)
+        return Snapshot(self._id, _fd_cycle(c), buf, python)
 
     def restore(self, snap: Snapshot) -> None:
         """Put back a snapshot this chip made; running on repeats the first run."""
         if snap.chip_id != self._id:
             raise SimulationError("restore: the snapshot was made by another chip")
         check(lib.fd_restore(self._c, snap.data), SimulationError, "restore: snapshot mismatch")
-        self.power_ons, self.power_on_cycle, sources = snap.python
+        self.power_ons, self.power_on_cycle, sources, feeds = snap.python
         self._adc = {ch: src for ch, src, _ in sources}
         for _, src, state in sources:
             if state is not None:
                 src.restore(state)
+        self._feeds = {}
+        for ch, f, f.block, f.handed, f.want in feeds:
+            f.epoch = getattr(f.source, "epoch", None)  # restored with the block
+            self._feeds[ch] = f
         if _fd_pending(self._c):
             self._drain()

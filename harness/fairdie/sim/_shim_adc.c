@@ -1,11 +1,17 @@
 /*
- * ADC: each conversion fed from Python's sources, logged, and latched.
+ * ADC: each conversion fed (a constant, Python's sources, a buffer), logged,
+ * and latched.
  */
+#include <math.h>
+
 #include "_shim_private.h"
 
 /* Provided by the cffi module: returns millivolts, or a negative number when
  * the Python callable raised (the run then stops with CALLBACK_ERROR). */
 int fd_py_adc(uint64_t chip_id, int channel);
+/* Provided by the cffi module: hands a buffer-fed channel its next block
+ * (fd_adc_buffer); returns 0, or a negative number when the source raised. */
+int fd_py_adc_block(uint64_t chip_id, int channel);
 
 /* ---- ADC: feed and log each conversion ---------------------------------- */
 
@@ -53,6 +59,26 @@ static void fd_adc_trigger(avr_irq_t *irq, uint32_t value, void *param) {
             return;
         }
         mv = (uint32_t)r;
+        c->st.adc_mv[ch] = mv;
+    } else if (c->st.adc_mode[ch] == ADC_BUFFER) {
+        fd_adc_buf *b = &c->st.adc_buf[ch];
+        if (b->next >= b->n) {
+            if (b->flags & FD_ADC_WRAP && b->n)
+                b->next = 0;
+            else if (b->flags & FD_ADC_REFILL &&
+                     fd_py_adc_block((uint64_t)(uintptr_t)c->handle, ch) < 0) {
+                c->stop |= FD_STOP_CALLBACK_ERROR;
+                fd_end_batch(c);
+                return;
+            }
+            if (b->next >= b->n) {
+                c->stop |= FD_STOP_ADC_EMPTY;
+                fd_end_batch(c);
+                return;
+            }
+        }
+        /* Python's round(): half to even, the default rounding mode */
+        mv = (uint32_t)nearbyint(b->mv[b->next++]);
         c->st.adc_mv[ch] = mv;
     } else if (c->st.adc_mode[ch] == ADC_CONST) {
         mv = c->st.adc_mv[ch];
@@ -140,6 +166,24 @@ int fd_adc_callback(fd_chip *c, int channel) {
         return -1;
     c->st.adc_mode[channel] = ADC_PYTHON;
     return 0;
+}
+
+int fd_adc_buffer(fd_chip *c, int channel, const double *mv, uint32_t n, uint32_t flags) {
+    if (!c->adc_in || channel < 0 || channel >= FD_ADC_CHANNELS)
+        return -1;
+    for (uint32_t i = 0; i < n; i++)
+        if (!(mv[i] >= 0 && mv[i] <= 65535)) /* NaN fails too */
+            return -2;
+    c->st.adc_mode[channel] = ADC_BUFFER;
+    c->st.adc_buf[channel] = (fd_adc_buf){.mv = n ? mv : NULL, .n = n, .flags = flags};
+    return 0;
+}
+
+uint32_t fd_adc_buffered(fd_chip *c, int channel) {
+    if (channel < 0 || channel >= FD_ADC_CHANNELS || c->st.adc_mode[channel] != ADC_BUFFER)
+        return 0;
+    fd_adc_buf *b = &c->st.adc_buf[channel];
+    return b->n - b->next;
 }
 
 /* simavr 1.6 models the analog comparator (avr_acomp) but feeds nothing to

@@ -15,8 +15,9 @@
  *   _shim_unmodelled.c the firmware's first use of what simavr does not model
  * See _shim.h for what it fixes and why, _api.h for what Python sees. Built
  * by cffi (see _build.py) as further sources of the extension; the only
- * symbol they expect from the generated module is fd_py_adc, the extern
- * "Python+C" callback that feeds an ADC conversion.
+ * symbols they expect from the generated module are fd_py_adc and
+ * fd_py_adc_block, the extern "Python+C" callbacks that feed ADC conversions
+ * (one value, or the next block of a buffer-fed channel).
  */
 #ifndef FAIRDIE_SHIM_PRIVATE_H
 #define FAIRDIE_SHIM_PRIVATE_H
@@ -65,7 +66,7 @@
 /* simavr's run_cycle_limit while fd_run batches instructions (see fd_run) */
 #define FD_BATCH_LIMIT 0x7FFFFFFFu
 
-enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON };
+enum { ADC_NONE = 0, ADC_CONST, ADC_PYTHON, ADC_BUFFER };
 enum { HOOK_PORT = 0, HOOK_DDR, HOOK_PIN, HOOK_REG };
 
 typedef struct fd_hook {
@@ -102,6 +103,12 @@ typedef struct fd_frozen {
     uint64_t left; /* cycles it had to go */
 } fd_frozen;
 
+/* A buffer-fed ADC channel: the caller's values and the next one's index. */
+typedef struct fd_adc_buf {
+    const double *mv;
+    uint32_t n, next, flags;
+} fd_adc_buf;
+
 /* Everything of ours that changes while the chip runs, in one struct, so a
  * snapshot copies it whole. */
 typedef struct fd_state {
@@ -117,6 +124,7 @@ typedef struct fd_state {
     uint8_t oc[FD_MAX_COMPARE];
     int adc_mode[FD_ADC_CHANNELS];
     uint32_t adc_mv[FD_ADC_CHANNELS];
+    fd_adc_buf adc_buf[FD_ADC_CHANNELS]; /* ADC_BUFFER channels (fd_adc_buffer) */
     int adc_pending;   /* the conversion in progress was single-ended: its code is known */
     uint32_t adc_next; /* that code, right-adjusted */
     int adc_ready;     /* the last completed conversion's code is known */

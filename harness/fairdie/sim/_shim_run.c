@@ -355,7 +355,8 @@ out:
     if ((stop & FD_STOP_EVENT) && why)
         *why = c->why;
     memset(&c->stops, 0, sizeof c->stops);
-    c->stop &= ~(uint32_t)(FD_STOP_EVENT | FD_STOP_CALLBACK_ERROR | FD_STOP_SLEPT);
+    c->stop &=
+        ~(uint32_t)(FD_STOP_EVENT | FD_STOP_CALLBACK_ERROR | FD_STOP_ADC_EMPTY | FD_STOP_SLEPT);
     return stop;
 }
 
