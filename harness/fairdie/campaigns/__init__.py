@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from fairdie.campaigns._brownout import misexecutes, wrong_addresses
 from fairdie.campaigns._cuts import Cut, cut, every_cycle
-from fairdie.campaigns._pool import map_work
+from fairdie.campaigns._pool import Workers, map_work
 from fairdie.campaigns._torn import EVERY_VALUE, MODES, TornModel, physical
 from fairdie.campaigns._writes import Write, chip_of, stop_at_writes
 
@@ -33,6 +33,7 @@ __all__ = [
     "MODES",
     "Cut",
     "TornModel",
+    "Workers",
     "Write",
     "chip_of",
     "cut",

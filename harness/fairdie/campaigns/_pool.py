@@ -4,22 +4,104 @@ A campaign cuts its work into pieces that depend on nothing but their
 arguments (a seed, a ``Setup``), so they run anywhere and in any order. Local
 processes are spawned (not forked: the simulator's state is not shared);
 with a scheduler address the pieces go to Dask's distributed scheduler,
-installed with the ``cluster`` extra.
+installed with the ``cluster`` extra. A :class:`Workers` keeps its processes
+(or its client) for several rounds of work.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from typing import TypeVar
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any, TypeVar
 
 from fairdie.errors import FairdieError
 
-__all__ = ["map_work"]
+__all__ = ["Workers", "map_work"]
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class Workers:
+    """Where pieces run: in this process (``jobs`` 1), on ``jobs`` spawned
+    processes, or on the Dask scheduler at ``scheduler``. A context manager;
+    :attr:`last_done` is when (``time.perf_counter``) the last piece finished."""
+
+    def __init__(
+        self,
+        *,
+        jobs: int = 1,
+        scheduler: str | None = None,
+        error: type[FairdieError] = FairdieError,
+    ) -> None:
+        self.jobs = max(jobs, 1)
+        self.scheduler = scheduler
+        self._error = error
+        self._client: Any = None
+        self._pool: Executor | None = None
+        self._lock = threading.Lock()
+        self.last_done = 0.0
+
+    def __enter__(self) -> Workers:
+        if self.scheduler:
+            try:
+                from distributed import Client
+            except ImportError:
+                raise self._error(
+                    "--scheduler needs Dask: pip install 'fairdie[cluster]'"
+                ) from None
+            try:
+                self._client = Client(self.scheduler, timeout="10s")  # type: ignore[no-untyped-call]
+            except OSError as e:
+                raise self._error(f"no Dask scheduler at {self.scheduler}: {e}") from None
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        if self._client is not None:
+            self._client.close()
+
+    @property
+    def in_process(self) -> bool:
+        """Whether pieces run in this process (one job, no scheduler)."""
+        return self._client is None and self.jobs <= 1
+
+    def _done(self, _future: object) -> None:
+        with self._lock:
+            self.last_done = max(self.last_done, time.perf_counter())
+
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+        """Start ``fn`` of each item now; the results, as they finish (in
+        order unless on Dask). In this process (one job) each runs when its
+        result is asked for."""
+        if self._client is not None:
+            from distributed import as_completed
+
+            futures = self._client.map(fn, items, pure=False)
+            for f in futures:
+                f.add_done_callback(self._done)
+            return (f.result() for f in as_completed(futures))  # type: ignore[no-untyped-call]
+        if self.in_process:
+            return (self._now(fn, x) for x in items)
+        if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
+        submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
+        for f in submitted:
+            f.add_done_callback(self._done)
+        return (f.result() for f in submitted)
+
+    def _now(self, fn: Callable[[T], R], x: T) -> R:
+        r = fn(x)
+        self._done(None)
+        return r
 
 
 def map_work(
@@ -31,23 +113,5 @@ def map_work(
     error: type[FairdieError] = FairdieError,
 ) -> Iterator[R]:
     """``fn`` of each item, as they finish (in order unless on Dask)."""
-    if scheduler:
-        try:
-            from distributed import Client, as_completed
-        except ImportError:
-            raise error("--scheduler needs Dask: pip install 'fairdie[cluster]'") from None
-        try:
-            client = Client(scheduler, timeout="10s")  # type: ignore[no-untyped-call]
-        except OSError as e:
-            raise error(f"no Dask scheduler at {scheduler}: {e}") from None
-        with client:
-            futures = client.map(fn, items, pure=False)
-            for future in as_completed(futures):  # type: ignore[no-untyped-call]
-                yield future.result()
-        return
-    if jobs <= 1 or len(items) <= 1:
-        yield from map(fn, items)
-        return
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(min(jobs, len(items)), mp_context=context) as pool:
-        yield from pool.map(fn, items)
+    with Workers(jobs=min(jobs, max(len(items), 1)), scheduler=scheduler, error=error) as w:
+        yield from w.map(fn, items)

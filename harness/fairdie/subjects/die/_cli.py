@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairdie._cmdline import SEED, Parser, int_in, run_command
 from fairdie.board import Board
@@ -19,6 +19,9 @@ from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
 from fairdie.subjects.die._board import die_spec
+
+if TYPE_CHECKING:
+    from fairdie.sim import Firmware
 
 __all__ = [
     "DIE_TARGET",
@@ -171,9 +174,10 @@ def die_setup(
     return Setup.make(firmware, board=bd, variant=variant, seed=seed)
 
 
-def die_for(setup: Setup, **options: Any) -> Any:
+def die_for(setup: Setup, *, firmware: Firmware | None = None, **options: Any) -> Any:
     """A :class:`Die` of ``setup`` (``options``: the Die's own, ``timing``, ``eeprom``, ...),
-    judged by the model of the build it names, else of the board's build."""
+    judged by the model of the build it names, else of the board's build. ``firmware``:
+    the setup's firmware loaded already (a worker has the image, not the file)."""
     from fairdie.subjects.die import Die
     from fairdie.toolchain import load_target
 
@@ -184,7 +188,7 @@ def die_for(setup: Setup, **options: Any) -> Any:
         options.setdefault("model", load_target(bd.firmware).model_for(setup.variant))
     return Die(
         board=bd,
-        firmware=setup.load(),
+        firmware=firmware if firmware is not None else setup.load(),
         noise=setup.stimulus,
         seed=setup.seed,
         f_cpu=setup.f_cpu,

@@ -10,10 +10,7 @@ The host's ``int`` is wider than the AVR's 16 bits; rule.c computes with
 ``uint8_t`` counters (stored back modulo 256 on both) and ``code % 3`` of a
 ``uint16_t``, so both give the same results for every input.
 
-Builds are cached by content (rule.c, rule.h, flags, compiler) next to the
-firmware builds (see :func:`fairdie.toolchain.default_cache_dir`), built in a
-temporary folder and renamed into place, so parallel test processes may build
-at once.
+Builds are cached by content (see :mod:`fairdie.subjects.die._host_c`).
 
     >>> rule = host_rule()                      # doctest: +SKIP
     >>> rule.press((0, 0, 0, 0, 0, 0), 1)       # doctest: +SKIP
@@ -23,43 +20,19 @@ at once.
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cffi import FFI
-from plumbum import local
-from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
 
-from fairdie.errors import ToolchainError
+from fairdie.subjects.die._host_c import HOST_CFLAGS, HostBuild, build_host_library
 from fairdie.subjects.die._rule import FACES, MAX_COUNT, Counts
-from fairdie.toolchain import default_cache_dir
-from fairdie.toolchain._build import first_error
-from fairdie.toolchain._cache import TMP_PREFIX, prune_stale, publish
 
 __all__ = ["HOST_CFLAGS", "HostRule", "host_rule", "rule_dir"]
 
-#: Host compile flags: the firmware's C dialect and warnings, as a shared library.
-HOST_CFLAGS: tuple[str, ...] = (
-    "-std=gnu11",
-    "-O2",
-    "-Wall",
-    "-Wextra",
-    "-Werror",
-    "-fPIC",
-    "-shared",
-)
-
 _KEY_FORMAT = "fairdie-host-rule-1"
-_SOURCES = ("rule.c", "rule.h")
-_LIBRARY = "librule.so"
-_LOG = "build.log"
-_TIMEOUT = 120.0
 _MAX_CODE = 0xFFFF  # die_roll takes a uint16_t; the ADC gives 0..1023
 _GUARD = (0xA5, 0x5A)  # bytes on either side of the counters, to catch stray writes
 
@@ -121,84 +94,22 @@ def _check(counts: Sequence[int], code: int) -> list[int]:
     return table
 
 
-def _run(cc: Any, args: list[str]) -> tuple[int, str]:
-    try:
-        with local.env(LC_ALL="C"):
-            rc, out, err = cc[args].run(retcode=None, timeout=_TIMEOUT)
-    except ProcessTimedOut:
-        raise ToolchainError(f"{cc} timed out after {_TIMEOUT:.0f} s") from None
-    return int(rc), str(out) + str(err)
-
-
-@functools.lru_cache(maxsize=8)
-def _identity(path: str, _stamp: tuple[int, int]) -> str:
-    """What names the compiler in the key: its path, version and target."""
-    cc = local[path]
-    rc, version = _run(cc, ["--version"])
-    if rc != 0:
-        raise ToolchainError(f"{path} --version failed: {version.strip()[:120]}")
-    _rc, machine = _run(cc, ["-dumpmachine"])
-    return f"{path}\n{version}\n{machine}"
-
-
-def _key(identity: str, sources: dict[str, bytes]) -> str:
-    h = hashlib.sha256()
-    for tag, data in (
-        ("format", _KEY_FORMAT.encode()),
-        ("flags", " ".join(HOST_CFLAGS).encode()),
-        ("compiler", identity.encode()),
-        ("check", _CHECK.encode()),
-        *((f"file {name}", sources[name]) for name in sorted(sources)),
-    ):
-        h.update(f"{tag}:{len(data)}:".encode())  # length-prefixed: no two inputs collide
-        h.update(data)
-    return h.hexdigest()
-
-
-def _compile(cc: Any, src: Path, tmp: Path) -> None:
-    check = tmp / "check.c"
-    check.write_text(_CHECK, encoding="ascii")
-    args = [*HOST_CFLAGS, f"-I{src}", "-o", str(tmp / _LIBRARY), str(src / "rule.c"), str(check)]
-    rc, out = _run(cc, args)
-    log = tmp / _LOG
-    log.write_text(f"$ {cc} {' '.join(args)}\n{out}", encoding="utf-8")
-    if rc != 0:
-        line = first_error(out, f"{src}{os.sep}", f"{tmp}{os.sep}")
-        if line.startswith("check.c"):
-            line += " (rule.h no longer matches the declaration in fairdie.subjects.die._rule_host)"
-        raise ToolchainError(f"host build of rule.c failed: {line} (full log: {log})")
-
-
 @functools.lru_cache(maxsize=8)
 def _open(library: Path, key: str) -> HostRule:
     return HostRule(library=library, key=key, _lib=_ffi.dlopen(str(library)))
 
 
 def _load(cc: str, cache_dir: Path | None, src: Path) -> HostRule:
-    try:
-        compiler = local[cc]
-    except CommandNotFound:
-        raise ToolchainError(f"host C compiler {cc!r} not found: install gcc") from None
-    try:
-        sources = {name: (src / name).read_bytes() for name in _SOURCES}
-    except OSError as e:
-        raise ToolchainError(f"rule sources not readable: {e}") from None
-    path = str(compiler.executable)
-    stat = os.stat(path)
-    key = _key(_identity(path, (stat.st_mtime_ns, stat.st_size)), sources)
-    root = (cache_dir if cache_dir is not None else default_cache_dir()).expanduser()
-    final = root / key
-    if not (final / _LIBRARY).is_file():
-        # A published folder always holds the library (it is renamed in whole),
-        # so one without it is a broken leftover: replace it.
-        if final.is_dir() and not (final / _LIBRARY).is_file():
-            shutil.rmtree(final, ignore_errors=True)
-        root.mkdir(parents=True, exist_ok=True)
-        prune_stale(root)
-        tmp = Path(tempfile.mkdtemp(prefix=f"{TMP_PREFIX}{key[:16]}-", dir=root))
-        _compile(compiler, src, tmp)
-        publish(tmp, final)
-    return _open(final / _LIBRARY, key)
+    build = HostBuild(
+        name="rule",
+        key_format=_KEY_FORMAT,
+        sources=(src / "rule.c",),
+        headers=(src / "rule.h",),
+        include=(src,),
+        check=_CHECK,
+        mismatch="rule.h no longer matches the declaration in fairdie.subjects.die._rule_host",
+    )
+    return _open(*build_host_library(build, cc, cache_dir))
 
 
 def host_rule(

@@ -6,7 +6,9 @@ patterns) through the firmware's reference model, and feeds the chip the
 one whose face is the most counted of those it can reach (the most unfair
 choice), the lowest such face on a tie (the most predictable one). It
 needs the firmware's reference model, so it lives in the lab, not in
-:mod:`fairdie.noise`.
+:mod:`fairdie.noise`. Campaigns play it in C
+(:meth:`fairdie.subjects.die._model_host.HostModel.adversary`, the same
+menus and choice); this class is its reference, and plays any model.
 """
 
 from __future__ import annotations
@@ -17,15 +19,22 @@ from array import array
 from fairdie.noise import mv_table
 from fairdie.subjects.die._models import DieModel
 
-__all__ = ["Adversary"]
+__all__ = ["TRIES", "Adversary", "menu_key"]
 
 _MAX = 1023
+#: the seeded code sets the adversary tries per press, beside its six fixed ones
+TRIES = 12
+
+
+def menu_key(seed: int, press: int) -> str:
+    """The key of press ``press``'s seeded code sets (``random.Random(key)``)."""
+    return f"fairdie.subjects.die.lab.Adversary:{seed}:{press}"
 
 
 class Adversary:
     """Noise chosen press by press to make the die unfair (see the module)."""
 
-    def __init__(self, model: DieModel, seed: int, vcc_mv: float, *, tries: int = 12) -> None:
+    def __init__(self, model: DieModel, seed: int, vcc_mv: float, *, tries: int = TRIES) -> None:
         self.model = model
         self.seed = seed
         self.vcc_mv = vcc_mv
@@ -44,7 +53,7 @@ class Adversary:
             tuple(i % 4 for i in range(n)),
             tuple(range(n)),
         ]
-        rng = random.Random(f"fairdie.subjects.die.lab.Adversary:{self.seed}:{self._press}")
+        rng = random.Random(menu_key(self.seed, self._press))
         # uniform codes: the low 10 bits of random 16-bit words (no Python call per code)
         return fixed + [
             tuple(map(_MAX.__and__, array("H", rng.randbytes(2 * n)))) for _ in range(self.tries)

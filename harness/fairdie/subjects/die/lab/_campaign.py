@@ -3,35 +3,49 @@
 A campaign is one chain of presses, each from the table the last one left.
 To spread it over processes (or a Dask cluster) the chain is cut into
 shards, and each shard must start from the EEPROM image the presses before
-it leave. The firmware's reference model gives those images: the campaign
-first runs the model over every press (it needs each press's ADC codes, so
-noise models read the same values whenever a press is read: see
-``seek`` in :mod:`fairdie.noise`), then emulates the shards in parallel,
-and checks the chip against the model face by face and at every shard's
-end. So a campaign's faces depend on its seed only, however it is sharded;
-a chip that disagrees with its model fails the campaign, naming the press.
-A firmware with no model runs as one shard.
+it leave. The firmware's reference model, in C, gives those images: the
+workers first read every press's noise (noise models read the same values
+whenever a press is read: see ``seek`` in :mod:`fairdie.noise`) and give
+what the rule takes of it; the campaign chains that through the model,
+which takes milliseconds; then the workers press the shards on the chip
+and check it against the model face by face and at every shard's end
+(:mod:`._shards`). So a campaign's faces depend on its seed only, however
+it is sharded and wherever it runs; a chip that disagrees with its model
+fails the campaign, naming the press. A firmware with no model runs as one
+shard.
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import time
-from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie.campaigns import map_work
+from fairdie.campaigns import Workers
 from fairdie.errors import FairdieError
-from fairdie.noise import NoiseModel, code_for_mv, mv_table, parse_noise
+from fairdie.noise import NoiseModel, parse_noise
+from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.lab._adversary import Adversary
 from fairdie.subjects.die.lab._measures import run as run_system
 from fairdie.subjects.die.lab._predict import Tally, tally
+from fairdie.subjects.die.lab._presses import PressReader, code_table, conversion_instants
 from fairdie.subjects.die.lab._public import public_view
+from fairdie.subjects.die.lab._shards import (
+    ERASED,
+    FAULT,
+    MENU_ITEMS,
+    Digests,
+    Inputs,
+    Piece,
+    Shard,
+    ShardResult,
+    die_of,
+    digest_piece,
+    run_shard,
+)
 from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
 
 if TYPE_CHECKING:
@@ -52,12 +66,8 @@ __all__ = [
     "seed_matters",
 ]
 
-#: a press that failed the health tests, where a campaign's faces say 1..6
-FAULT = 7
 #: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
 REFERENCE_D = 0.355
-_HOLD_S = 0.1  # long enough for the face to show, short of anything else
-_ERASED = b"\xff" * 64
 
 
 class CampaignError(FairdieError):
@@ -116,73 +126,6 @@ class Campaign:
         return " ".join(parts)
 
 
-@dataclass(frozen=True)
-class _Shard:
-    campaign: Campaign
-    start: int
-    count: int
-    image: bytes
-    #: the shard's ADC codes, press after press, as the model run read them
-    #: from the noise (None: the shard reads the noise itself), and where each
-    #: press's start in them (and the last's end)
-    codes: array[int] | None = None
-    starts: array[int] | None = None
-
-
-class _Replay:
-    """Feeds the chip the codes the model run read from the noise, press by
-    press (``seek`` as a noise model), so that each press's noise is computed
-    once per campaign. ``starts[k]``: where press ``first + k``'s codes
-    start in ``codes`` (one more entry: where the last press's end)."""
-
-    def __init__(self, codes: array[int], starts: array[int], first: int, vcc_mv: float) -> None:
-        self._mv = mv_table(vcc_mv)
-        self._codes = codes
-        self._starts = starts
-        self._first = first
-        self._at = 0
-        self._end = 0
-
-    def seek(self, press: int) -> None:
-        k = press - self._first
-        self._at, self._end = self._starts[k], self._starts[k + 1]
-
-    def __call__(self, channel: int) -> float:
-        at = min(self._at, self._end - 1)  # more conversions than the model's: the last again
-        self._at += 1
-        return self._mv[self._codes[at]]
-
-
-@dataclass(frozen=True)
-class _ShardResult:
-    start: int
-    faces: bytes  # 1..6, 0 when no face showed
-    image: bytes  # EEPROM after the shard's last press
-    seconds: float
-
-
-def _die(c: Campaign, image: bytes) -> Any:
-    """A fresh die of the campaign's setup from ``image`` (one chip per process, restored)."""
-    from fairdie.subjects.die._cli import die_for  # the simulator: only where presses run
-    from fairdie.subjects.die._fresh import fresh_dice
-
-    setup = c.made_setup()
-    bd = setup.board
-    assert bd is not None  # a campaign's setup is a board's
-    # a board need not hash (its tables): its file and when it changed stand for it
-    recipe = (replace(setup, board=None), bd.source, _stamp(Path(bd.source)))
-    key = ("campaign", recipe, _stamp(setup.firmware), c.timing)
-    return fresh_dice(key, lambda: die_for(setup, timing=c.timing)).get(image)
-
-
-def _stamp(path: Path) -> int | None:
-    """A file's modification time (a file changed since makes a new die)."""
-    try:
-        return os.stat(path).st_mtime_ns
-    except OSError:
-        return None  # gone: loading it says so
-
-
 def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseModel:
     if c.noise is None:
         raise CampaignError("this die reads an analog input: give a noise model")
@@ -201,136 +144,6 @@ def campaign_noise(c: Campaign, model: DieModel | None, vcc_mv: float) -> NoiseM
     return noise
 
 
-def _run_shard(shard: _Shard) -> _ShardResult:
-    """Emulate one shard's presses (in a worker process or a Dask worker)."""
-    t0 = time.perf_counter()
-    c = shard.campaign
-    die = _die(c, shard.image)
-    if shard.codes is not None and shard.starts is not None:
-        die.set_noise(_Replay(shard.codes, shard.starts, shard.start, die.chip.vcc_mv))
-    elif c.noise is not None:  # no model: one shard, reading the noise itself (never adversarial)
-        die.set_noise(campaign_noise(c, None, die.chip.vcc_mv))
-    die.seek(shard.start)
-    hold = None if die.timing is not None else _HOLD_S  # a timing draws each hold
-    faces = bytearray(_shown(die.roll(hold)) for _ in range(shard.count))
-    return _ShardResult(shard.start, bytes(faces), die.chip.eeprom, time.perf_counter() - t0)
-
-
-def _shown(press: Any) -> int:
-    """A press as one byte: its face, FAULT for the fault display, else 0."""
-    if press.face is not None:
-        return int(press.face)
-    return FAULT if press.display == "fault" else 0
-
-
-def _named(face: int) -> str:
-    return "the fault" if face == FAULT else str(face) if face else "no face"
-
-
-@dataclass
-class _ModelRun:
-    faces: bytearray = field(default_factory=bytearray)  # 0: a health failure
-    images: dict[int, bytes] = field(default_factory=dict)  # press -> image before it
-    codes: array[int] = field(default_factory=lambda: array("H"))
-    starts: array[int] = field(default_factory=lambda: array("I", [0]))  # press -> first code
-
-
-def conversion_instants(die: Any) -> tuple[int, list[float]]:
-    """The analog channel and the seconds after power-on at which one press of
-    this (fresh) die converts: the firmware converts at the same instants
-    at every press, as many as it needs (see :class:`PressReader`)."""
-    die.set_noise("uniform")
-    die.roll(_HOLD_S)
-    chip = die.chip
-    start = chip.power_on_cycle
-    log = chip.adc_log()
-    channel = log[0].channel if log else 0
-    return channel, [(a.cycle - start) / chip.frequency for a in log]
-
-
-def code_table(vcc: int) -> Callable[[float], int]:
-    """``mv -> code`` as the chip converts (whole millivolts, then simavr's
-    floor(mv * 1023 / vcc)), by table: the model run converts every reading."""
-    table = [code_for_mv(mv, vcc) for mv in range(vcc + 1)]
-
-    def code(mv: float) -> int:
-        m = round(mv)
-        return table[m] if 0 <= m <= vcc else code_for_mv(m, vcc)
-
-    return code
-
-
-class PressReader:
-    """Reads one press's codes from a noise model as the chip would: as many
-    as the firmware's model converts, each (for a noise bound to a clock) at
-    its instant after power-on. Conversions past those the probe press made
-    are taken to follow at its mean spacing."""
-
-    def __init__(
-        self, noise: Any, model: DieModel, channel: int, instants: Sequence[float], vcc: int
-    ) -> None:
-        self._noise = noise
-        self._model = model
-        self._channel = channel
-        self._instants = list(instants) or [0.0]
-        n = len(self._instants)
-        self._spacing = (self._instants[-1] - self._instants[0]) / (n - 1) if n > 1 else 0.0
-        self._code = code_table(vcc)
-        self._at = 0
-        bind = getattr(noise, "bind_clock", None)
-        if bind is not None:
-            bind(self._now)
-
-    def _now(self) -> float:
-        i, last = self._at, len(self._instants) - 1
-        return self._instants[i] if i <= last else self._instants[last] + (i - last) * self._spacing
-
-    def codes(self) -> list[int]:
-        """This press's codes (seek the noise to the press first)."""
-        out: list[int] = []
-
-        def read() -> Iterator[int]:
-            for i in range(self._model.reads):
-                self._at = i
-                out.append(self._code(self._noise(self._channel)))
-                yield out[-1]
-
-        self._model.conversions(read())
-        return out
-
-
-def _model_run(c: Campaign, probe: Any, cuts: Sequence[int]) -> _ModelRun:
-    model: DieModel = probe.model
-    vcc_mv = probe.chip.vcc_mv
-    channel, instants = conversion_instants(probe)
-    if not instants:
-        raise CampaignError(
-            f"the firmware converted nothing in a press; its model {model.name!r} does"
-        )
-    noise = campaign_noise(c, model, vcc_mv)
-    seek = getattr(noise, "seek", None)
-    prepare = getattr(noise, "prepare", None)
-    if seek is None:
-        raise CampaignError(f"noise {c.noise!r} cannot be read press by press (no seek)")
-    reader = PressReader(noise, model, channel, instants, int(vcc_mv))
-    out = _ModelRun()
-    image = _ERASED
-    wanted = set(cuts)
-    for k in range(c.presses):
-        if k in wanted:
-            out.images[k] = image
-        seek(k)
-        if prepare is not None:
-            prepare(image)
-        codes = reader.codes()
-        face, image = model.press(image, codes)
-        out.faces.append(FAULT if face is None else face)
-        out.codes.extend(codes)
-        out.starts.append(len(out.codes))
-    out.images[c.presses] = image
-    return out
-
-
 @dataclass(frozen=True)
 class CampaignResult:
     campaign: Campaign
@@ -341,6 +154,10 @@ class CampaignResult:
     emulated_seconds: float  #: summed over the shards
     faces: bytes = b""  #: every press's face, in order (FAULT: a health failure)
     timing: str | None = None  #: the press timing the dice followed (None: fixed holds)
+    #: wall seconds in which no worker had work: planning, chaining, what was left
+    serial_seconds: float = 0.0
+    cpu_parent: float = 0.0  #: CPU seconds of this process, the workers' left out
+    cpu_workers: float = 0.0  #: CPU seconds of the workers' pieces and shards
 
     @property
     def health_failures(self) -> int:
@@ -368,8 +185,45 @@ class CampaignResult:
             "presses_per_s": round(self.presses_per_s, 1),
             "shards": self.shards,
             "seconds": round(self.seconds, 2),
+            "serial_seconds": round(self.serial_seconds, 3),
+            "serial_share": round(self.serial_seconds / self.seconds, 4) if self.seconds else 0.0,
+            "cpu_seconds": {
+                "parent": round(self.cpu_parent, 2),
+                "workers": round(self.cpu_workers, 2),
+            },
             "replay": self.campaign.replay(),
         }
+
+
+@dataclass
+class _Clock:
+    """The campaign's wall and CPU time, and the wall time no worker had work."""
+
+    start: float = field(default_factory=time.perf_counter)
+    cpu: float = field(default_factory=time.process_time)
+    serial: float = 0.0
+    idle_since: float = 0.0
+    workers_cpu: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.idle_since = self.start
+
+    def busy(self) -> None:
+        """Work goes out: the time since the workers were last idle was serial."""
+        self.serial += time.perf_counter() - self.idle_since
+
+    def idle(self, w: Workers) -> None:
+        """The workers' last piece finished at ``w.last_done``."""
+        self.idle_since = w.last_done
+
+
+def _translate_faults() -> bytes:
+    table = bytearray(range(256))
+    table[0] = FAULT  # the model's 0: a health failure
+    return bytes(table)
+
+
+_FAULTS = _translate_faults()
 
 
 def run_campaign(
@@ -380,9 +234,11 @@ def run_campaign(
     progress: Callable[[int], None] | None = None,
 ) -> CampaignResult:
     """Run a campaign; ``progress(n)`` is told of each n presses done."""
-    t0 = time.perf_counter()
-    c = c.resolved()  # the board and firmware loaded once, here: the shards carry the setup
-    probe = _die(c, _ERASED)
+    clock = _Clock()
+    c = c.resolved()  # the board and firmware loaded once, here: the shards carry them
+    assert c.setup is not None
+    firmware = c.setup.load()
+    probe = die_of(c, firmware, ERASED)
     model: DieModel | None = probe.model
     vcc = probe.chip.vcc_mv
     timing = str(probe.timing) if probe.timing is not None else None
@@ -391,56 +247,112 @@ def run_campaign(
             f"board {probe.board.name} has no analog input to feed noise {c.noise!r} to"
             " (give no --noise: its chance is in when it is pressed, --timing)"
         )
+    noise = None
     if c.noise is not None or probe.noise is not None:
-        campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
+        noise = campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
+    inputs = Inputs(None, noise, c.seed)
     workers = max(jobs, 1) if not scheduler else 8
     count = 1 if model is None else min(c.presses, max(1, workers * 4))
     cuts = [c.presses * i // count for i in range(count)]
-    expected: _ModelRun | None = None
-    if model is not None:
-        expected = _model_run(c, probe, cuts)
-    shards = [
-        _Shard(
-            c,
-            a,
-            b - a,
-            expected.images[a],
-            expected.codes[expected.starts[a] : expected.starts[b]],
-            array("I", (x - expected.starts[a] for x in expected.starts[a : b + 1])),
-        )
-        if expected
-        else _Shard(c, a, b - a, _ERASED)
-        for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True)
-        if b > a
-    ]
-    faces = bytearray(c.presses)
-    emulated = 0.0
-    for r in map_work(_run_shard, shards, jobs=jobs, scheduler=scheduler, error=CampaignError):
-        faces[r.start : r.start + len(r.faces)] = r.faces
-        emulated += r.seconds
-        end = r.start + len(r.faces)
-        if expected is not None:
-            for k in range(r.start, end):
-                if faces[k] != expected.faces[k]:
-                    raise CampaignError(
-                        f"press {k}: the chip showed {_named(faces[k])}, the model"
-                        f" {_named(expected.faces[k])}; replay: {c.replay()}"
-                    )
-            if r.image != expected.images[end]:
-                raise CampaignError(
-                    f"after press {end - 1}: the chip's EEPROM differs from the model's;"
-                    f" replay: {c.replay()}"
-                )
-        if progress is not None:
-            progress(len(r.faces))
+    ranges = [(a, b) for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True) if b > a]
+    with Workers(jobs=jobs, scheduler=scheduler, error=CampaignError) as w:
+        expected = None
+        if model is None:
+            shards = [Shard(c, firmware, inputs, 0, c.presses, ERASED)]
+        else:
+            inputs = _model_inputs(c, probe, model, noise)
+            clock.busy()
+            pieces = [Piece(inputs, a, b - a) for a, b in ranges]
+            read = sorted(w.map(digest_piece, pieces), key=lambda d: d.start)
+            clock.idle(w)
+            clock.workers_cpu += sum(d.cpu for d in read)
+            shards, expected = _chain(c, firmware, inputs, read)
+        clock.busy()
+        results = w.map(run_shard, shards)
+        faces, t = bytearray(c.presses), None
+        if expected is not None and not w.in_process:  # the tally while the workers press
+            t = _tally(model, expected)
+        emulated = 0.0
+        for r in _checked(c, results, shards, expected):
+            faces[r.start : r.start + len(r.faces)] = r.faces
+            emulated += r.seconds
+            clock.workers_cpu += r.cpu
+            if progress is not None:
+                progress(len(r.faces))
+        clock.idle(w)
     if 0 in faces:
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
-    start = public_view(model.name, model.table(_ERASED)) if model else Dice(6)
-    t = tally([f - 1 for f in faces if f != FAULT], start, model=model)
-    seconds = time.perf_counter() - t0
+    t = t or _tally(model, bytes(faces))
+    now = time.perf_counter()
+    clock.serial += now - max(clock.idle_since, clock.start)
+    cpu = time.process_time() - clock.cpu - (clock.workers_cpu if w.in_process else 0.0)
     name = model.name if model else None
-    return CampaignResult(c, name, t, len(shards), seconds, emulated, bytes(faces), timing)
+    return CampaignResult(
+        c, name, t, len(shards), now - clock.start, emulated, bytes(faces), timing,
+        clock.serial, cpu, clock.workers_cpu,
+    )  # fmt: skip
+
+
+def _model_inputs(c: Campaign, probe: Any, model: DieModel, noise: Any) -> Inputs:
+    if host_model(model) is None:
+        raise CampaignError(f"die model {model.name!r} has no C port to chain a campaign with")
+    channel, instants = conversion_instants(probe)
+    if not instants:
+        raise CampaignError(
+            f"the firmware converted nothing in a press; its model {model.name!r} does"
+        )
+    if isinstance(noise, Adversary):
+        noise = None  # the shards play it, in C
+    elif not hasattr(noise, "seek"):
+        raise CampaignError(f"noise {c.noise!r} cannot be read press by press (no seek)")
+    return Inputs(model.name, noise, c.seed, channel, tuple(instants), int(probe.chip.vcc_mv))
+
+
+def _chain(
+    c: Campaign, firmware: Any, inputs: Inputs, read: list[Digests]
+) -> tuple[list[Shard], bytes]:
+    """The shards, each from the image the model leaves before it, and the
+    model's faces (serial: milliseconds in C)."""
+    host = inputs.host()
+    image, faces, shards = ERASED, bytearray(), []
+    for d in read:
+        count = len(d.starts) - 1 if d.starts is not None else len(d.digests) // MENU_ITEMS
+        shards.append(Shard(c, firmware, inputs, d.start, count, image, d.codes, d.starts))
+        if d.codes is None:
+            f, image = host.adversary_chain(image, d.digests, MENU_ITEMS)
+        else:
+            f, image = host.chain(image, d.digests)
+        faces += f
+    return shards, bytes(faces).translate(_FAULTS)
+
+
+def _checked(
+    c: Campaign, results: Iterator[ShardResult], shards: list[Shard], expected: bytes | None
+) -> Iterator[ShardResult]:
+    """The shards' results, each held to the model: its presses (checked on
+    the worker) and its end, the image the next shard started from."""
+    ends = {
+        s.start: (shards[n + 1].image if n + 1 < len(shards) else None)
+        for n, s in enumerate(shards)
+    }
+    for r in results:
+        if r.mismatch is not None:
+            raise CampaignError(f"{r.mismatch}; replay: {c.replay()}")
+        end = r.start + len(r.faces)
+        if expected is not None and (
+            r.faces != expected[r.start : end] or ends[r.start] not in (None, r.image)
+        ):
+            raise CampaignError(
+                f"presses {r.start}..{end - 1}: the shard's model differs from the campaign's;"
+                f" replay: {c.replay()}"
+            )
+        yield r
+
+
+def _tally(model: DieModel | None, faces: bytes) -> Tally:
+    start = public_view(model.name, model.table(ERASED)) if model else Dice(6)
+    return tally([f - 1 for f in faces if f != FAULT], start, model=model)
 
 
 #: presses pressed again under another seed to tell whether the seed matters
