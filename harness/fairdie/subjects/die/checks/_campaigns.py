@@ -210,8 +210,8 @@ def power_cuts(ctx: Context) -> Result:
         )
     return ok(
         f"{', '.join(FAULT_CAMPAIGNS)} quick tier: {out['cuts']:,} cuts"
-        f" ({report.torn_per_write()}), {out['cycles_covered']:,} cycles covered, {out['images']:,} images booted,"
-        " 0 violations",
+        f" ({report.torn_per_write()}), {out['cycles_covered']:,} cycles covered,"
+        f" {out['images']:,} images booted, 0 violations",
         **details,
     )
 

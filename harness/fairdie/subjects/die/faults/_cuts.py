@@ -14,8 +14,9 @@
 With the brown-out detector off (the firmware's fuses), a cut may also
 misexecute (fairdie.campaigns.wrong_addresses): G1 lands each write's new
 value at every other byte of the model's footprint (four seeded ones in the
-quick tier, but for the writes it tries with all 256 torn values), G4 lands half of its cuts in a write at a seeded wrong byte.
-G2 and G3 cut as with the detector on.
+quick tier, but for the writes it tries with all 256 torn values), G4 lands
+half of its cuts in a write at a seeded wrong byte. G2 and G3 cut as with
+the detector on.
 """
 
 from __future__ import annotations
