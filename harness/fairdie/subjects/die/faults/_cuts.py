@@ -31,6 +31,7 @@ from fairdie.subjects.die.faults._images import (
     ERASED,
     codes_for,
     every_value_images,
+    random_codes,
     start_images,
 )
 from fairdie.subjects.die.faults._rig import Write, Written
@@ -71,7 +72,9 @@ def _torn_values(wr: Write, every: bool, rng: random.Random) -> Sequence[int]:
     return sorted(values)
 
 
-def _outcomes(work: Work, image: bytes, seed: int, every: bool) -> list[tuple[int, list[int]]]:
+def _outcomes(
+    work: Work, image: bytes, seed: int, every: bool
+) -> list[tuple[int, tuple[int, ...]]]:
     """``(face, codes)`` for each face a press from ``image`` can roll (only
     the first found unless ``every``)."""
     state = work.model.state(image)
@@ -320,7 +323,7 @@ def run_g4(work: Work) -> None:
     image = ERASED if shard % 2 == 0 else rng.randbytes(64)
     for _ in range(presses):
         kind = _soak_kind(rng)
-        codes = [rng.randrange(1024) for _ in range(model.reads)]
+        codes = random_codes(model, rng, rig.host)
         expect = Expect(model, image, codes)
         hold = {
             "short": rng.uniform(0.0005, 0.004),

@@ -19,6 +19,7 @@ from fairdie import campaigns
 from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
+from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import HEALTHY_CODES, DieModel
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
 
@@ -74,6 +75,8 @@ class Rig:
                 " (a board whose firmware target names one)"
             )
         self.model: DieModel = self.die.model
+        #: the model in C where it has a port: the same presses, faster (None: none)
+        self.host = host_model(self.model)
         self.chip = self.die.chip
         self.size = self.chip.eeprom_size
         self._vcc = self.chip.vcc_mv
