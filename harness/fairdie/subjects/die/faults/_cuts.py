@@ -331,7 +331,7 @@ def run_g4(work: Work) -> None:
             "held": rng.uniform(0.1, 9.9),
             "clear": CLEAR_S,
         }.get(kind, PRESS_S)
-        w = rig.press(image, codes, hold)
+        w = rig.press(image, codes, hold, stop=kind in ("write", "clear"))
         work.out.presses += 1
         work.out.booted(image)
         work.out.figure("hold_s_max", hold)

@@ -119,11 +119,19 @@ class Rig:
         lit = self.die.first_lit()  # a power-off keeps the cycle the first LED lit
         return Cut(chip.cycle - start, 1, left, lit is not None, torn)
 
-    def press(self, image: bytes, codes: Sequence[int], hold_s: float) -> Written:
-        """Press from ``image`` for ``hold_s``, stopping at each write."""
+    def press(
+        self, image: bytes, codes: Sequence[int], hold_s: float, *, stop: bool = True
+    ) -> Written:
+        """Press from ``image`` for ``hold_s``, stopping at each write (with
+        ``stop`` False, straight through: no writes to cut in)."""
         chip = self.chip
         self._start(image, codes)
-        writes = campaigns.stop_at_writes(chip, to_cycle=chip.cycle + chip.cycles_for(hold_s))
+        end = chip.cycle + chip.cycles_for(hold_s)
+        writes: tuple[Write, ...] = ()
+        if stop:
+            writes = campaigns.stop_at_writes(chip, to_cycle=end)
+        else:
+            chip.run(to_cycle=end)
         shown = steady_symbol(self.die, self.die.faces, from_power_on=True)
         written = Written(
             before=image,
