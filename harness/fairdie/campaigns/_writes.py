@@ -33,7 +33,7 @@ def _device() -> type[Device]:
 def chip_of(on: Chip | Device) -> Chip:
     """The chip itself, or the chip a device drives."""
     if isinstance(on, _device()):
-        return cast("Device", on).chip
+        return on.chip
     return cast("Chip", on)
 
 
