@@ -62,13 +62,14 @@ class Report:
         return sum(o.violation_count for o in self.outcomes.values())
 
     def torn_per_write(self) -> str:
-        """The writes cut, by torn values tried in each: "256 torn values at 36 writes, ..."."""
+        """The writes cut, by torn values tried in each ("torn values per write:
+        256 at 54, 8 at 115 writes")."""
         torn: dict[int, int] = {}
         for o in self.outcomes.values():
             for n, writes in o.torn.items():
                 torn[n] = torn.get(n, 0) + writes
-        parts = [f"{n} at {w:,} writes" for n, w in sorted(torn.items(), reverse=True)]
-        return f"torn values {', '.join(parts)}" if parts else "no write cut"
+        parts = [f"{n} at {w:,}" for n, w in sorted(torn.items(), reverse=True)]
+        return f"torn values per write: {', '.join(parts)} writes" if parts else "no write cut"
 
     def as_json(self) -> dict[str, object]:
         return {
