@@ -7,11 +7,13 @@ byte at most once per lap of its 10 slots; the seed's six counters, written
 in place, do not last).
 
 Each noise model (the lab's, by the same names and seeds as ``fairdie lab
-campaign``) is pressed at model speed: the writes of a press are the bytes
-its image after differs in (a firmware that skips unchanged bytes, as
-``eeprom_update_byte`` does, writes exactly those). The first presses of
-each noise also run on the chip, which must start a write at exactly those
-addresses, press by press ("model" violation otherwise).
+campaign``) is pressed at model speed, by the model in C where it has a
+port: the writes of a press are the bytes its image after differs in (a
+firmware that skips unchanged bytes, as ``eeprom_update_byte`` does, writes
+exactly those). The first presses of each noise also run on the chip, which
+must start a write at exactly those addresses, press by press, and the
+Python model and the lab's reader, conversion by conversion, must give the
+same codes and image ("model" violation otherwise).
 
 A campaign's presses are cut into chunks, each a chain of its own from an
 erased chip over its share of the noise's presses (press k reads the
@@ -29,7 +31,6 @@ from typing import Any
 import numpy as np
 
 from fairdie.noise import code_for_mv
-from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED
@@ -96,7 +97,7 @@ class _Presses:
         self.noise: Any = campaign_noise(campaign, model, vcc)
         self.channel, instants = _instants(work)
         self.reader = PressReader(self.noise, model, self.channel, instants, int(vcc))
-        self.host = host_model(model)
+        self.host = work.rig.host
         self.adversary = self.host is not None and isinstance(self.noise, Adversary)
         self.bulk = (
             self.host is not None
