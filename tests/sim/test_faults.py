@@ -110,6 +110,9 @@ def test_cli_json_contract(capsys):
     assert out["violations"] == 0 and out["replays"] == []
     assert out["cuts"] > 0 and out["images"] > 0 and out["seconds"] > 0
     assert out["cycles_covered"] == 0  # G1 cuts as writes start, not at every cycle
+    assert (
+        0 < out["parent_cpu_seconds"] < out["cpu_seconds"] == out["campaigns"]["G1"]["cpu_seconds"]
+    )
     assert set(out["campaigns"]) == {"G1"}
 
 

@@ -56,6 +56,7 @@ def _print(out: dict[str, Any]) -> None:
         f"{out['target']} on {out['board']}, {out['tier']} tier, seed {out['seed']}:"
         f" {out['cuts']} cuts, {out['cycles_covered']} cycles covered, {out['images']} images"
         f" booted, {out['presses']} presses, {out['violations']} violations, {out['seconds']} s"
+        f" (CPU: {out['cpu_seconds']} s in the units, {out['parent_cpu_seconds']} s here)"
     )
     print(f"torn values: {out['torn_values']}")
     bo = out.get("brown_out")
@@ -68,12 +69,12 @@ def _print(out: dict[str, Any]) -> None:
         print(f"fuses {bo['fuses']} ({bo['source']}): brown-out detector {bo['detector']}; {what}")
     print(
         f"{'campaign':<9}{'cuts':>10}{'cycles covered':>16}{'images':>9}{'presses':>10}"
-        f"{'violations':>11}{'s':>8}"
+        f"{'violations':>11}{'s':>8}{'cpu s':>8}"
     )
     for name, c in out["campaigns"].items():
         print(
             f"{name:<9}{c['cuts']:>10}{c['cycles_covered']:>16}{c['images']:>9}"
-            f"{c['presses']:>10}{c['violations']:>11}{c['seconds']:>8}"
+            f"{c['presses']:>10}{c['violations']:>11}{c['seconds']:>8}{c['cpu_seconds']:>8}"
         )
     for name, c in out["campaigns"].items():
         for f in c["failures"][:5]:

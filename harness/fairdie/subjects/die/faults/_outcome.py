@@ -28,7 +28,8 @@ class Outcome:
     torn: dict[int, int] = field(default_factory=dict)
     #: campaign figures: a key ending in ``_max`` merges by max, ``_min`` by min, others add up
     figures: dict[str, float] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  #: wall time of its units, summed
+    cpu_seconds: float = 0.0  #: CPU time of its units, summed
 
     def booted(self, image: bytes) -> None:
         self.images.add(hashlib.blake2b(image, digest_size=8).digest())
@@ -81,4 +82,5 @@ class Outcome:
                 k: round(v, 6) if isinstance(v, float) else v for k, v in self.figures.items()
             },
             "seconds": round(self.seconds, 2),
+            "cpu_seconds": round(self.cpu_seconds, 2),
         }
