@@ -9,12 +9,12 @@ from typing import Any
 
 import numpy as np
 import pytest
-from noise_reference import MODELS, WEIGHTS, ref_hum
 
 from fairdie.errors import SimulationError
 from fairdie.noise import Floating, code_for_mv
 from fairdie.sim import Chip
 from fairdie.sim._simavr import ffi, lib
+from noise_reference import MODELS, WEIGHTS, ref_hum
 
 pytestmark = pytest.mark.sim
 
@@ -175,3 +175,19 @@ def test_a_press_reads_the_codes_of_the_python_reference(kind: str) -> None:
         assert [c.code for c in log] == [
             code_for_mv(round(v), c.vref_mv) for v, c in zip(values, log, strict=True)
         ]
+
+
+def test_a_die_asks_its_noise_for_about_one_block_a_press() -> None:
+    from fairdie.subjects.die import Die
+
+    class Counted(Floating):
+        blocks = 0
+
+        def next_values(self, channel: int, n: int) -> Any:
+            Counted.blocks += 1
+            return super().next_values(channel, n)
+
+    die = Die(board="die-direct", noise=Counted(1, 3000), seed=1)
+    conversions = sum(len(die.roll().adc_codes) for _ in range(40))
+    assert conversions >= 40 * 64
+    assert Counted.blocks <= 40 * 1.25

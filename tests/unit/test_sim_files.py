@@ -168,18 +168,21 @@ def test_vcd_file(tmp_path):
 
 
 def test_every_file_of_the_c_boundary_ships_and_reruns_setup():
-    """An installed wheel builds the extension from the shipped sources, and
+    """An installed wheel builds the extensions from the shipped sources, and
     `make` re-runs setup when any of them changes: both must see every file."""
     root = Path(__file__).resolve().parents[2]
     sim = root / "harness" / "fairdie" / "sim"
     boundary = [*sorted(p.name for p in sim.glob("_shim*.[ch]")), "_api.h"]
+    boundary += sorted(p.name for p in sim.glob("_noise*.[ch]"))  # the noise kernels
     assert "_shim.h" in boundary and "_shim_private.h" in boundary
+    assert "_noise_api.h" in boundary and "_noise_kernels.c" in boundary
     assert len([n for n in boundary if n.endswith(".c")]) >= 8
     shipped = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"][
         "package-data"
     ]["fairdie"]
     make = (root / "Makefile").read_text()
-    setup_inputs = re.search(r"^SETUP_INPUTS :=(.*(?:\\\n.*)*)", make, flags=re.M)
+    # the line and every line it continues with a backslash
+    setup_inputs = re.search(r"^SETUP_INPUTS :=((?:.*\\\n)*.*)", make, flags=re.M)
     assert setup_inputs is not None
     watched = setup_inputs.group(1).replace("$(SIM)/", "").replace("$(wildcard ", "").split()
     for name in boundary:

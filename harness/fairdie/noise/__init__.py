@@ -5,7 +5,11 @@ millivolts`` that the chip calls once per ADC conversion
 (``chip.set_adc(channel, model)``). A seekable one (:class:`SeekableNoise`)
 also has ``seek(press)``, which starts press number ``press`` so that its
 readings depend only on the seed and the press, never on earlier presses; a
-model that needs time has ``bind_clock(clock)``. Models: :class:`Floating`
+model that needs time has ``bind_clock(clock)``. Every model here also gives
+its values a block at a time (``next_values``: the chip then calls Python
+once per block, not per conversion) and the first values of any press
+without a chip (``press_values``); :mod:`fairdie.noise._seeded` describes the
+protocol. Models: :class:`Floating`
 (a realistic floating pin: few codes, slow drift; the default),
 :class:`Uniform` (every code equally likely), :class:`Stuck` (a constant),
 :class:`Dead` (one code drawn from the seed, no noise at all), :class:`Weak`
@@ -32,7 +36,7 @@ from fairdie.noise._models import (
     Weak,
 )
 from fairdie.noise._parse import DEFAULT_NOISE, NOISE_NAMES, parse_noise
-from fairdie.noise._seeded import NoiseModel, SeekableNoise
+from fairdie.noise._seeded import BlockNoise, NoiseModel, SeekableNoise
 from fairdie.noise._trace import Trace
 
 __all__ = [
@@ -40,6 +44,7 @@ __all__ = [
     "DEFAULT_NOISE",
     "NOISE_NAMES",
     "Biased",
+    "BlockNoise",
     "Codes",
     "Dead",
     "Floating",

@@ -10,7 +10,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from fairdie.noise._adc import ADC_MAX, mv_array, mv_table
-from fairdie.noise._seeded import Seeded, check_count, check_press, check_vcc, clip, keyed
+from fairdie.noise._seeded import (
+    AHEAD,
+    Seeded,
+    check_count,
+    check_press,
+    check_vcc,
+    clip,
+    keyed,
+)
 from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
@@ -85,8 +93,9 @@ class Floating(Seeded):
         self._drift = drift_lsb * lsb
         # per channel: home and the waves (amplitude mV, radians per press, phase)
         self._shapes: dict[int, tuple[float, tuple[tuple[float, float, float], ...]]] = {}
-        # per channel: the centre this press starts at, which the walk reverts to
-        self._targets: dict[int, float] = {}
+        # per (press, channel): the centre the press starts at, which the walk
+        # reverts to (kept for the presses in use: a few times AHEAD)
+        self._targets: dict[tuple[int, int], float] = {}
 
     def _shape(self, channel: int) -> tuple[float, tuple[tuple[float, float, float], ...]]:
         shape = self._shapes.get(channel)
@@ -116,17 +125,13 @@ class Floating(Seeded):
         drift = sum(a * math.sin(w * press + phase) for a, w, phase in waves)
         return clip(home + drift, self.vcc_mv)
 
-    def seek(self, press: int) -> None:
-        super().seek(press)
-        self._targets.clear()
-
     def _target(self, press: int, channel: int) -> float:
-        """The centre the walk reverts to in press ``press`` (cached for this press)."""
-        if press != self.press:
-            return self._centre(press, channel)
-        target = self._targets.get(channel)
+        """The centre the walk reverts to in press ``press``."""
+        target = self._targets.get((press, channel))
         if target is None:
-            target = self._targets[channel] = self._centre(press, channel)
+            if len(self._targets) >= 4 * AHEAD:
+                self._targets.clear()
+            target = self._targets[press, channel] = self._centre(press, channel)
         return target
 
     def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
@@ -260,6 +265,7 @@ class Hum(Seeded):
 
     def bind_clock(self, clock: Callable[[], float]) -> None:
         """Read the seconds since this press's power-on from ``clock()``."""
+        self._drop_served()  # values made ahead for calls were made without it
         self._clock = clock
 
     def _values(
@@ -279,6 +285,11 @@ class Hum(Seeded):
     def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
         start = self.start_s if press == self.press else self._start_time(press)
         return self._values(stream, start, n)
+
+    def __call__(self, channel: int) -> float:
+        if self._clock is None:
+            return super().__call__(channel)
+        return float(self.next_values(channel, 1)[0])
 
     def next_values(self, channel: int, n: int) -> Values:
         """The next values; with a clock one, at the clock's time (a block

@@ -52,6 +52,8 @@ import hashlib
 import math
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+import numpy as np
+
 from fairdie.sim._noise import NoiseStream, Values
 
 __all__ = [
@@ -61,6 +63,7 @@ __all__ = [
     "SeekableNoise",
     "State",
     "Values",
+    "check_count",
     "check_press",
     "check_vcc",
     "clip",
@@ -118,6 +121,24 @@ def keyed(key: str) -> NoiseStream:
 #: ``(press, ((channel, generator state, value, count), ...))``
 State = tuple[int, tuple[tuple[int, int, float, int], ...]]
 
+#: When a model is sought press after press, the first blocks of this many
+#: presses are made at once (a press's values are the same; it costs less).
+AHEAD = 32
+#: Calls (a value each) are served from blocks of this many values.
+CALL_BLOCK = 64
+
+
+class Served:
+    """Values made for calls on a channel, how many were served, and the
+    stream's state before them (None: the press's start)."""
+
+    __slots__ = ("at", "start", "values")
+
+    def __init__(self, values: list[float], start: tuple[int, float, int] | None) -> None:
+        self.values = values
+        self.start = start
+        self.at = 0
+
 
 class Seeded:
     """A seeded model whose generators are keyed by (kind, seed, press, channel).
@@ -137,11 +158,16 @@ class Seeded:
         #: changed by every seek and restore (see the module)
         self.epoch = 0
         self._streams: dict[int, NoiseStream] = {}
+        # per channel: presses' first blocks made ahead, and the last press started
+        self._ahead: dict[int, dict[int, tuple[NoiseStream, Values]]] = {}
+        self._started: dict[int, int] = {}
+        self._served: dict[int, Served] = {}
 
     def seek(self, press: int) -> None:
         """Start press ``press``: its readings depend on nothing read before."""
         self.press = check_press(press)
         self._streams.clear()
+        self._served.clear()
         self.epoch += 1
 
     def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
@@ -163,11 +189,41 @@ class Seeded:
         return s
 
     def __call__(self, channel: int) -> float:
-        return float(self.next_values(channel, 1)[0])
+        served = self._served.get(channel)
+        if served is None or served.at == len(served.values):
+            stream = self._streams.get(channel)
+            start = None if stream is None else stream.state()
+            block = self.next_values(channel, CALL_BLOCK)
+            served = self._served[channel] = Served(block.tolist(), start)
+        served.at += 1
+        return served.values[served.at - 1]
 
     def next_values(self, channel: int, n: int) -> Values:
         """The channel's next ``n`` values (see the module)."""
-        return self._fill(self._stream(channel), self.press, channel, max(1, n))
+        served = self._served.pop(channel, None)
+        if served is not None and served.at < len(served.values):  # made for calls
+            return np.array(served.values[served.at :], dtype=np.float64)
+        s = self._streams.get(channel)
+        if s is None:
+            return self._first_block(channel, max(1, n))
+        return self._fill(s, self.press, channel, max(1, n))
+
+    def _first_block(self, channel: int, n: int) -> Values:
+        """The first block of this press on a channel: made with those of the
+        next presses (:data:`AHEAD`) when the presses come in turn."""
+        press = self.press
+        ahead = self._ahead.setdefault(channel, {})
+        made = ahead.pop(press, None)
+        if made is None:
+            ahead.clear()
+            count = AHEAD if self._started.get(channel) == press - 1 else 1
+            for k in range(press, press + count):
+                s = self._new_stream(k, channel)
+                ahead[k] = s, self._fill(s, k, channel, n)
+            made = ahead.pop(press)
+        self._started[channel] = press
+        self._streams[channel], block = made
+        return block
 
     def press_values(self, press: int, n: int, channel: int = 0) -> Values:
         """The first ``n`` values of press ``press`` on ``channel``; the model
@@ -177,13 +233,32 @@ class Seeded:
 
     def snapshot(self) -> State:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
-        return self.press, tuple((n, *s.state()) for n, s in self._streams.items())
+        return self.press, tuple((n, *self._position(n, s)) for n, s in self._streams.items())
+
+    def _drop_served(self) -> None:
+        """Forget the values made ahead for calls: each stream stands after
+        the values served (for a model whose next values may change)."""
+        for channel, stream in self._streams.items():
+            self._streams[channel] = NoiseStream(*self._position(channel, stream))
+        self._served.clear()
+
+    def _position(self, channel: int, stream: NoiseStream) -> tuple[int, float, int]:
+        """A channel's stream as it would be had it made only the values served."""
+        served = self._served.get(channel)
+        if served is None or served.at == len(served.values):
+            return stream.state()
+        if served.start is None:
+            at = self._new_stream(self.press, channel)
+        else:
+            at = NoiseStream(*served.start)
+        self._fill(at, self.press, channel, served.at)
+        return at.state()
 
     def restore(self, state: State) -> None:
         press, streams = state
         self.seek(press)
         for n, rng, value, count in streams:
-            self._stream(n).set_state(rng, value, count)
+            self._streams[n] = NoiseStream(rng, value, count)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed}, vcc_mv={self.vcc_mv:g})"

@@ -84,13 +84,13 @@ class AdcMixin(ChipBase):
         before the next run."""
         check_range("ADC channel", channel, 0, 15)
         self._feeds.pop(channel, None)
-        if callable(source) and hasattr(source, "next_values"):
+        if callable(source):
             self._adc[channel] = source
-            self._feeds[channel] = Feed(source)
-            rc = _fd_adc_buffer(self._c, channel, ffi.NULL, 0, _REFILL)
-        elif callable(source):
-            self._adc[channel] = source
-            rc = lib.fd_adc_callback(self._c, channel)
+            if hasattr(source, "next_values"):
+                self._feeds[channel] = Feed(source)
+                rc = _fd_adc_buffer(self._c, channel, ffi.NULL, 0, _REFILL)
+            else:
+                rc = lib.fd_adc_callback(self._c, channel)
         else:
             check_range("ADC millivolts", float(source), 0, 65535)
             self._adc.pop(channel, None)
@@ -126,8 +126,13 @@ class AdcMixin(ChipBase):
         f = self._feeds[channel]
         try:
             block = np.ascontiguousarray(f.next_values(channel, f.want), dtype=_float64)
+            if block.ndim != 1:
+                raise SimulationError(
+                    f"ADC channel {channel}: the source {f.source!r} gave values shaped"
+                    f" {block.shape}, not a sequence"
+                )
             n = len(block)
-            if block.ndim != 1 or not n:
+            if not n:
                 raise SimulationError(
                     f"ADC channel {channel}: the source {f.source!r} gave no more values"
                 )
@@ -150,7 +155,7 @@ class AdcMixin(ChipBase):
             epoch = getattr(f.source, "epoch", None)
             if epoch != f.epoch:
                 taken = f.handed - _fd_adc_buffered(c, channel)
-                if taken:
+                if taken > 0:  # a hint only (a restore leaves it rough)
                     f.want = min(taken + _MARGIN, _MOST)
                 _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
                 f.epoch, f.block, f.handed = epoch, None, 0

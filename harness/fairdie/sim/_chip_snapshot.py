@@ -43,7 +43,8 @@ class SnapshotMixin(ChipBase):
         and ``restore(state)`` methods is asked for its state; other callables
         are taken as stateless)."""
         c = self._c
-        if self._feeds:  # values held ahead of a sought source are stale: dropped first
+        feeds = self._feeds
+        if feeds:  # values held ahead of a sought source are stale: dropped first
             self._sync_feeds()
         buf = _NEW_UNCLEARED("uint8_t[]", self._snapshot_size)
         lib.fd_snapshot(c, buf)
@@ -52,8 +53,8 @@ class SnapshotMixin(ChipBase):
             for ch, src in self._adc.items()
         )
         # the blocks C reads: the shim's bytes keep a pointer into them
-        feeds = tuple((ch, f, f.block, f.handed, f.want) for ch, f in self._feeds.items())
-        python = (self.power_ons, self.power_on_cycle, sources, feeds)
+        held = tuple([(ch, f, f.block) for ch, f in feeds.items()]) if feeds else ()
+        python = (self.power_ons, self.power_on_cycle, sources, held)
         return Snapshot(self._id, _fd_cycle(c), buf, python)
 
     def restore(self, snap: Snapshot) -> None:
@@ -66,9 +67,9 @@ class SnapshotMixin(ChipBase):
         for _, src, state in sources:
             if state is not None:
                 src.restore(state)
-        self._feeds = {}
-        for ch, f, f.block, f.handed, f.want in feeds:
-            f.epoch = getattr(f.source, "epoch", None)  # restored with the block
-            self._feeds[ch] = f
+        self._feeds = {ch: f for ch, f, _ in feeds}
+        for _, f, block in feeds:
+            f.block = block
+            f.epoch = getattr(f.source, "epoch", None)  # the source was restored with it
         if _fd_pending(self._c):
             self._drain()

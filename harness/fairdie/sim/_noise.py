@@ -44,11 +44,11 @@ class NoiseStream:
 
     @property
     def rng(self) -> int:
-        return int(self._s.rng)
+        return self._s.rng  # type: ignore[no-any-return]
 
     @property
     def value(self) -> float:
-        return float(self._s.value)
+        return self._s.value  # type: ignore[no-any-return]
 
     @value.setter
     def value(self, v: float) -> None:
@@ -56,16 +56,15 @@ class NoiseStream:
 
     @property
     def count(self) -> int:
-        return int(self._s.count)
+        return self._s.count  # type: ignore[no-any-return]
 
     def state(self) -> tuple[int, float, int]:
-        """``(rng, value, count)``: what :meth:`set_state` puts back."""
+        """``(rng, value, count)``: ``NoiseStream(*state)`` is this stream again."""
         s = self._s
-        return int(s.rng), float(s.value), int(s.count)
+        return s.rng, s.value, s.count
 
-    def set_state(self, rng: int, value: float, count: int) -> None:
-        s = self._s
-        s.rng, s.value, s.count = rng, value, count
+    def __reduce__(self) -> tuple[type[NoiseStream], tuple[int, float, int]]:
+        return NoiseStream, self.state()  # a model pickles (to a worker) with its position
 
     def bits53(self) -> int:
         """53 uniform random bits (splitmix64's next output, shifted)."""

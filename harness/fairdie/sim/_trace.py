@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
 
 EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
+_HALVES, _KIND_HALF, _CODE_HALF = EVENT.size // 2, 8 // 2, 20 // 2  # kind at byte 8, c at 20
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
@@ -23,6 +24,7 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 _fd_pending = lib.fd_pending
 _PIN_KIND = int(EventKind.PIN)
 _ADC_KIND = int(EventKind.ADC)
+_ADC_HALF = struct.pack("<H", _ADC_KIND)
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
@@ -91,7 +93,15 @@ class Trace:
     def adc_codes(self, since: int = 0) -> tuple[int, ...]:
         """The codes of :meth:`adc` alone (what the firmware read), without
         an object per conversion."""
-        return tuple(c & 0xFFFF for _, kind, _, _, c in self.tuples(since) if kind == _ADC_KIND)
+        # the events as 16-bit halves (little-endian, as EVENT): the kind's low
+        # half (kinds are below 2**16) and the code (c's low half) of each
+        h = memoryview(self._buf).cast("H")[since * _HALVES :]
+        kinds, codes = h[_KIND_HALF::_HALVES], h[_CODE_HALF::_HALVES]
+        if kinds.tobytes() == _ADC_HALF * len(kinds):  # conversions only: a press's trace
+            return tuple(codes.tolist())
+        return tuple(
+            c for k, c in zip(kinds.tolist(), codes.tolist(), strict=True) if k == _ADC_KIND
+        )
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))
