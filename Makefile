@@ -24,7 +24,7 @@ SETUP_INPUTS := pyproject.toml setup.py $(SIM)/_build.py $(wildcard $(SIM)/_shim
 # and the test firmwares), the simavr shim and the noise kernels (not the cffi-generated
 # _simavr.c and _kernels.c).
 # Expanded only when a recipe needs it.
-C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subjects/*/firmware -type f \
+C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subjects/*/firmware harness/fairdie/subjects/*/host -type f \
 	\( -name '*.[ch]' -o -name '*.cpp' \) 2>/dev/null) \
 	$(filter-out $(SIM)/_simavr.c $(SIM)/_kernels.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 

@@ -6,7 +6,9 @@ import json
 import pickle
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -62,15 +64,67 @@ def test_the_result_depends_on_the_seed_not_on_the_sharding() -> None:
     assert other["counts"] != one["counts"] or other["guess_rate"] != one["guess_rate"]
 
 
-def test_a_dask_cluster_gives_the_same_result() -> None:
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[Any]:
+    """A Dask cluster of 2 worker processes on this machine."""
     distributed = pytest.importorskip("distributed")
-    c = Campaign(300, "uniform", seed=5)
     with distributed.LocalCluster(
-        n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     ) as cluster:
-        on_dask = run_campaign(c, scheduler=cluster.scheduler_address).as_json()
-    local = run_campaign(c).as_json()
-    assert on_dask["counts"] == local["counts"] and on_dask["entropy"] == local["entropy"]
+        yield cluster
+
+
+@pytest.mark.parametrize("noise", ["floating", "adversarial"])
+def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
+    noise: str, dask_cluster: Any
+) -> None:
+    c = Campaign(240, noise, seed=6)
+    one = run_campaign(c, jobs=1)
+    two = run_campaign(c, jobs=2)
+    on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address)
+    assert (one.shards, two.shards, on_dask.shards) == (4, 8, 32)
+    assert one.faces == two.faces == on_dask.faces
+    assert one.tally == two.tally == on_dask.tally
+    # the workers did the pressing, on processes and on Dask
+    for r in (two, on_dask):
+        assert r.cpu_workers > 0 and 0 <= r.serial_seconds <= r.seconds, r.as_json()
+
+
+def test_a_shard_needs_no_file_of_the_client() -> None:
+    """A shard carries its firmware's image: a worker without the file presses
+    the same faces (the path its setup names is gone)."""
+    from fairdie.subjects.die.lab import _campaign, _shards
+
+    shards: list[Any] = []
+    real = _shards.run_shard
+    c = Campaign(40, "uniform", seed=2)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_campaign, "run_shard", lambda s: shards.append(s) or real(s))
+        here = run_campaign(c)
+    s = shards[1]
+    assert s.campaign.setup is here.campaign.setup and s.firmware == here.campaign.setup.load()
+    gone = replace(s.campaign.setup, firmware=Path("/nonexistent/die.elf"))
+    away = pickle.loads(pickle.dumps(replace(s, campaign=replace(s.campaign, setup=gone))))
+    r = _shards.run_shard(away)
+    assert r.mismatch is None and r.faces == here.faces[s.start : s.start + s.count]
+
+
+def test_a_chip_that_disagrees_names_the_first_press_whatever_the_jobs() -> None:
+    """The mutant that ignores its health tests rolls a face where its model
+    shows the fault: each shard stops at its first such press, and the
+    campaign names the earliest, with the line that replays it."""
+    from fairdie.toolchain import build
+
+    elf = str(build("die_t13a", defines={"DIE_MUTANT_NO_HEALTH": 1}).elf)
+    c = Campaign(40, "stuck:1500", seed=1, firmware=elf)
+    replay = (
+        f"replay: fairdie lab campaign --presses 40 --noise stuck:1500 --seed 1 --firmware {elf}"
+    )
+    for jobs in (1, 2):
+        with pytest.raises(CampaignError) as e:
+            run_campaign(c, jobs=jobs)
+        assert str(e.value).startswith("press 0: the chip showed "), e.value
+        assert str(e.value).endswith(f", the model the fault; {replay}"), e.value
 
 
 def test_bad_noise_is_refused_before_any_work() -> None:
@@ -102,12 +156,17 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
         "guess_rate",
         "chi2_p",
         "presses_per_s",
+        "serial_seconds",
+        "serial_share",
+        "cpu_seconds",
         "reference",
         "plots",
         "replay",
     ):
         assert key in out
     assert set(out["reference"]) == {"dice", "deck", "dynamic_dice"}
+    assert 0 <= out["serial_seconds"] <= out["seconds"] and 0 <= out["serial_share"] <= 1
+    assert set(out["cpu_seconds"]) == {"parent", "workers"}
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
 
 
@@ -171,7 +230,7 @@ def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -
     import fairdie.subjects.die.lab._campaign as campaign_module
 
     made = []
-    real_setup, real_run = die_cli.die_setup, campaign_module._run_shard
+    real_setup, real_run = die_cli.die_setup, campaign_module.run_shard
     shards = []
 
     def counting_setup(*a: object, **kw: object) -> object:
@@ -183,7 +242,7 @@ def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -
         return real_run(shard)  # type: ignore[arg-type]
 
     monkeypatch.setattr(die_cli, "die_setup", counting_setup)
-    monkeypatch.setattr(campaign_module, "_run_shard", run_shard)
+    monkeypatch.setattr(campaign_module, "run_shard", run_shard)
     r = run_campaign(Campaign(40, "uniform", seed=2, variant="seed"))
     assert len(made) == 1 and r.campaign.setup is not None
     assert r.campaign.setup.variant == "seed" and r.campaign.setup.seed == 2

@@ -23,6 +23,7 @@ from typing import Any
 
 from cffi import FFI
 
+from fairdie.subjects.die import _fair
 from fairdie.subjects.die._host_c import HostBuild, build_host_library
 from fairdie.subjects.die._models import MODELS, DieModel
 from fairdie.subjects.die._rule_host import rule_dir
@@ -30,13 +31,12 @@ from fairdie.subjects.die._rule_host import rule_dir
 __all__ = ["FIXED_ITEMS", "MAX_TRIES", "HostModel", "host_model", "mt_key"]
 
 _KINDS = {"fair": 0, "seed": 1}
-#: the adversary's fixed menu items, and the most seeded ones (models.c's FIXED, MAX_TRIES)
+#: the adversary's fixed menu items, and the most seeded ones it tries
 FIXED_ITEMS = 6
 MAX_TRIES = 64
 _CDEF = """
 int32_t fm_digest(int kind, const uint16_t *codes, int n, int *reads);
 int fm_apply(int kind, uint8_t *image, int32_t digest);
-int fm_press(int kind, uint8_t *image, const uint16_t *codes, int n, int *reads);
 void fm_chain(int kind, uint8_t *image, const int32_t *digests, int presses, int8_t *faces);
 void fm_table(int kind, const uint8_t *image, uint8_t table[6]);
 void fm_menu_digests(int kind, const uint32_t *key, int keylen, int n, int tries,
@@ -46,10 +46,14 @@ void fm_adversary_chain(int kind, uint8_t *image, const int32_t *digests, int it
 int fm_adversary(int kind, const uint8_t *image, const uint32_t *key, int keylen, int n,
                  int tries, uint16_t *chosen);
 """
-# the same declarations again: a difference from models.h fails the build
-_CHECK = (
-    f'/* Checks models.h against fairdie.subjects.die._model_host. */\n#include "models.h"\n{_CDEF}'
-)
+# the same declarations and numbers again: a difference from models.h fails the build
+_CHECK = f"""/* Checks models.h against fairdie.subjects.die._model_host. */
+#include "models.h"
+{_CDEF}
+_Static_assert(FM_FAIR == {_KINDS["fair"]} && FM_SEED == {_KINDS["seed"]}, "FM_FAIR, FM_SEED");
+_Static_assert(FM_MOST_READS == {_fair.MOST_READS}, "FM_MOST_READS differs from _fair.MOST_READS");
+_Static_assert(FM_FIXED == {FIXED_ITEMS} && FM_MAX_TRIES == {MAX_TRIES}, "FM_FIXED, FM_MAX_TRIES");
+"""
 
 _ffi = FFI()
 _ffi.cdef(_CDEF)
@@ -166,7 +170,7 @@ def _build() -> HostBuild:
         name="models",
         key_format="fairdie-host-models-1",
         sources=(here / "models.c", rules / "rule.c"),
-        headers=(here / "models.h", rules / "rule.h"),
+        headers=(here / "models.h", rules / "rule.h", rules / "store.h"),
         include=(here, rules),
         check=_CHECK,
         mismatch="models.h no longer matches the declarations in fairdie.subjects.die._model_host",

@@ -17,26 +17,24 @@
 
 #include "models.h"
 #include "rule.h"
-
-#define FM_FAIR 0
-#define FM_SEED 1
+#include "store.h"
 
 #define WINDOW 64
-#define MOST_READS 256
+#define MOST_READS FM_MOST_READS
 #define FRESH_BITS 16
 #define RCT_CUTOFF 39
 #define APT_CUTOFF 56
 #define TAPS 0x829
 #define ONES 0x555
-#define SLOTS 10
-#define RECORD 6
+#define SLOTS STORE_SLOTS
+#define RECORD STORE_RECORD
 #define KEY 0x5B
 #define GATE0 0xA5
 #define GATE1 0x5A
 #define FRESH_SEQ ((7 << 4) | (SLOTS - 1))
 #define MAX_CODE 1023
-#define FIXED 6 /* the adversary's fixed menu items */
-#define MAX_TRIES 64
+#define FIXED FM_FIXED
+#define MAX_TRIES FM_MAX_TRIES
 
 /* ---- the fair rule (fair.S) ------------------------------------------- */
 
@@ -215,12 +213,6 @@ int fm_apply(int kind, uint8_t *image, int32_t digest) {
     int face = roll(state, (unsigned)digest);
     ring_save(image, seq, state);
     return face;
-}
-
-/* fm_digest, then fm_apply: the face, 0 (health failure) or -1 (the codes end first). */
-int fm_press(int kind, uint8_t *image, const uint16_t *codes, int n, int *reads) {
-    int32_t digest = fm_digest(kind, codes, n, reads);
-    return digest == -2 ? -1 : fm_apply(kind, image, digest);
 }
 
 /* ``presses`` presses in turn from ``image`` (updated), one digest each. */

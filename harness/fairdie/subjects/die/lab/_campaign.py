@@ -30,9 +30,8 @@ from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.lab._adversary import Adversary
 from fairdie.subjects.die.lab._measures import run as run_system
-from fairdie.subjects.die.lab._predict import Tally, tally
+from fairdie.subjects.die.lab._predict import TALLY_PARTS, Tally, tally, tally_of
 from fairdie.subjects.die.lab._presses import PressReader, code_table, conversion_instants
-from fairdie.subjects.die.lab._public import public_view
 from fairdie.subjects.die.lab._shards import (
     ERASED,
     FAULT,
@@ -42,9 +41,12 @@ from fairdie.subjects.die.lab._shards import (
     Piece,
     Shard,
     ShardResult,
+    TallyPiece,
     die_of,
     digest_piece,
     run_shard,
+    tally_inputs,
+    tally_piece,
 )
 from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
 
@@ -217,13 +219,7 @@ class _Clock:
         self.idle_since = w.last_done
 
 
-def _translate_faults() -> bytes:
-    table = bytearray(range(256))
-    table[0] = FAULT  # the model's 0: a health failure
-    return bytes(table)
-
-
-_FAULTS = _translate_faults()
+_FAULTS = bytes.maketrans(b"\0", bytes([FAULT]))  # the model's 0: a health failure
 
 
 def run_campaign(
@@ -268,22 +264,30 @@ def run_campaign(
             clock.workers_cpu += sum(d.cpu for d in read)
             shards, expected = _chain(c, firmware, inputs, read)
         clock.busy()
+        parts: Any = ()
+        if expected is not None and not w.in_process:  # tallied by the workers as they press
+            name = model.name if model is not None else None
+            parts = w.map(tally_piece, [TallyPiece(p, expected, name) for p in TALLY_PARTS])
         results = w.map(run_shard, shards)
-        faces, t = bytearray(c.presses), None
-        if expected is not None and not w.in_process:  # the tally while the workers press
-            t = _tally(model, expected)
-        emulated = 0.0
-        for r in _checked(c, results, shards, expected):
+        done = []
+        for r in results:
+            done.append(r)
+            if progress is not None:
+                progress(len(r.faces))
+        faces, emulated = bytearray(c.presses), 0.0
+        for r in _checked(c, sorted(done, key=lambda r: r.start), shards, expected):
             faces[r.start : r.start + len(r.faces)] = r.faces
             emulated += r.seconds
             clock.workers_cpu += r.cpu
-            if progress is not None:
-                progress(len(r.faces))
+        tallied = {}
+        for part, found, cpu in parts:
+            tallied[part] = found
+            clock.workers_cpu += cpu
         clock.idle(w)
     if 0 in faces:
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
-    t = t or _tally(model, bytes(faces))
+    t = tally_of(tallied) if tallied else _tally(model, bytes(faces))
     now = time.perf_counter()
     clock.serial += now - max(clock.idle_since, clock.start)
     cpu = time.process_time() - clock.cpu - (clock.workers_cpu if w.in_process else 0.0)
@@ -328,10 +332,11 @@ def _chain(
 
 
 def _checked(
-    c: Campaign, results: Iterator[ShardResult], shards: list[Shard], expected: bytes | None
+    c: Campaign, results: list[ShardResult], shards: list[Shard], expected: bytes | None
 ) -> Iterator[ShardResult]:
-    """The shards' results, each held to the model: its presses (checked on
-    the worker) and its end, the image the next shard started from."""
+    """The shards' results in order, each held to the model: its presses
+    (checked on the worker: the first press that differs) and its end, the
+    image the next shard started from."""
     ends = {
         s.start: (shards[n + 1].image if n + 1 < len(shards) else None)
         for n, s in enumerate(shards)
@@ -351,8 +356,8 @@ def _checked(
 
 
 def _tally(model: DieModel | None, faces: bytes) -> Tally:
-    start = public_view(model.name, model.table(ERASED)) if model else Dice(6)
-    return tally([f - 1 for f in faces if f != FAULT], start, model=model)
+    shown, start, _model = tally_inputs(faces, model.name if model is not None else None)
+    return tally(shown, start, model=model)
 
 
 #: presses pressed again under another seed to tell whether the seed matters

@@ -55,6 +55,16 @@ class Chain:
     total_row: Ints  #: [table] its total's row in quiet_r and quiet_pool
     face_of: Ints  #: [table, r] the face r falls on (r below the total)
 
+    @functools.cached_property
+    def quiet_faces(self) -> npt.NDArray[np.int8]:
+        """[table, pool] the face a press with no fresh bits shows: ``face_of``
+        of the r drawn from ``quiet_r`` (a restart's sets are whole rows)."""
+        out = np.empty((TABLE_COUNT, self.quiet_r.shape[1]), np.int8)
+        for row in range(len(self.quiet_r)):
+            tables = np.flatnonzero(self.total_row == row)
+            out[tables] = self.face_of[tables][:, self.quiet_r[row]]
+        return out
+
     def number(self, packed: int) -> int:
         """The number of a packed table (normalised first, as the rule does)."""
         return int(self.index[_normal(packed)])

@@ -15,9 +15,10 @@ For the fair rule (:class:`FairPlayer`) it keeps two beliefs:
   deterministic die: what a stuck pin did before the firmware's health
   tests, and what a firmware that skips them does): the set of (table,
   pool) states consistent with every face seen since it was last started,
-  rolled all at once (:meth:`Chain.roll_quiet`). When no state is left it
-  starts again from every pool at the tables the belief holds (the
-  likeliest :data:`RESTART_TABLES` of them). From an erased chip it starts
+  rolled all at once (:meth:`Chain.roll_quiet`, read from
+  :attr:`Chain.quiet_faces`). When no state is left it starts again from
+  every pool at the tables the belief holds (the likeliest
+  :data:`RESTART_TABLES` of them). From an erased chip it starts
   as the one state the chip holds.
 
 It guesses the set's commonest face once the set has been consistent for
@@ -31,7 +32,11 @@ than the table's, so the guess rate is 0.304 at LOCK 3 (seed 1), 0.324 at
 deterministic die met in use is followed from the LOCK-th face after a
 restart holds its table (measured over 40 states drawn from the steady
 state: it guesses every face from the 8th-45th on, median the 17th). Its cost, measured: about 3 s
-for 100 000 faces, from an erased chip or in use.
+for 100 000 faces, from an erased chip or in use; in use under the lab's
+adversary, whose faces never pin the table down so that the set restarts
+at 64 tables every eight faces or so, 2.4 s of CPU for 20 000 faces (a
+restarted set is whole rows of :attr:`Chain.quiet_faces`; 7.5 s when each
+state was gathered alone).
 
 For the seed's rule (:class:`SeedPlayer`) the counters follow from the
 faces and the face from the code's remainder by 3, so it follows the
@@ -45,9 +50,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
+import numpy.typing as npt
 
 from fairdie.subjects.die import _fair, _rule
 from fairdie.subjects.die._models import ERASED, DieModel
@@ -129,7 +135,9 @@ class FairPlayer:
         self._pools: Ints
         self._table: int | Ints
         self._age = 0
-        self._faces: Ints | None = None  # the set's faces and pools after, once rolled
+        # a set just restarted at several tables: those tables, each with every pool
+        self._fresh: Ints | None = None
+        self._faces: npt.NDArray[np.integer[Any]] | None = None  # the set's faces and pools after
         self._after: Ints | None = None
         if table is None:
             self._meet()
@@ -144,7 +152,7 @@ class FairPlayer:
     @property
     def consistent(self) -> int:
         """The (table, pool) states left in the no-fresh-bits set."""
-        return len(self._pools)
+        return len(self._pools) if self._fresh is None else len(self._fresh) * POOLS
 
     def _meet(self) -> None:
         """Know nothing of the state: the steady state's tables, every pool."""
@@ -155,28 +163,31 @@ class FairPlayer:
         self._restart()
 
     def _restart(self) -> None:
-        self._pools = _ALL_POOLS
+        self._pools, self._fresh = _ALL_POOLS, None
         if self._point is not None:
             self._table = self._point
-        else:
+        else:  # every pool at each table, table by table (whole rows of the chain)
             order = np.argsort(-self._mass, kind="stable")[:RESTART_TABLES]
-            self._table = np.repeat(self._support[order], POOLS)
-            self._pools = np.tile(_ALL_POOLS, len(order))
+            self._fresh = self._table = self._support[order]
         self._age = 0
 
-    def _roll(self) -> tuple[Ints, Ints]:
+    def _roll(self) -> tuple[npt.NDArray[np.integer[Any]], Ints]:
         if self._faces is None or self._after is None:
             c, t, pools = self._c, self._table, self._pools
-            if isinstance(t, int):  # one table: plain gathers
+            if self._fresh is not None:  # whole rows
+                self._faces = c.quiet_faces[self._fresh, 1:].ravel()
+                self._after = c.quiet_pool[c.total_row[self._fresh], 1:].ravel()
+            elif isinstance(t, int):  # one table: plain gathers
                 row = c.total_row[t]
                 self._faces = c.face_of[t][c.quiet_r[row][pools]]
                 self._after = c.quiet_pool[row][pools]
-            else:
-                self._faces, self._after = c.roll_quiet(t, pools)
+            else:  # Chain.roll_quiet, by its table of faces
+                self._faces = c.quiet_faces[t, pools]
+                self._after = c.quiet_pool[c.total_row[t], pools]
         return self._faces, self._after
 
     def predict(self) -> int:
-        if self._age >= LOCK and len(self._pools):
+        if self._age >= LOCK and self.consistent:
             faces, _ = self._roll()
             return int(np.bincount(faces, minlength=6).argmax())
         if self._point is not None:
@@ -193,9 +204,16 @@ class FairPlayer:
             return
         # two pools may come to one state: it stays twice, as the two starts
         # it stands for (the vote weighs each start alike)
-        self._pools = pools[match]
         t = self._table
-        self._table = self._next[t][face] if isinstance(t, int) else self._c.next[t[match], face]
+        if self._fresh is not None:
+            kept = np.flatnonzero(match)
+            self._pools, self._table = pools[kept], self._c.next[self._fresh[kept // POOLS], face]
+            self._fresh = None
+        else:
+            self._pools = pools[match]
+            self._table = (
+                self._next[t][face] if isinstance(t, int) else self._c.next[t[match], face]
+            )
         self._age += 1
 
     def _see_table(self, face: int) -> None:

@@ -34,9 +34,9 @@ player 0.6 s: 12.4 s for the whole tally.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fairdie.subjects.die.lab._blind import blind_hits
 from fairdie.subjects.die.lab._informed import guess_hits, informed_player
@@ -45,7 +45,17 @@ from fairdie.subjects.die.lab._systems import System
 if TYPE_CHECKING:
     from fairdie.subjects.die._models import DieModel
 
-__all__ = ["CURVE_STEP", "Predictor", "Tally", "chi2_cdf", "chi2_sf", "tally"]
+__all__ = [
+    "CURVE_STEP",
+    "TALLY_PARTS",
+    "Predictor",
+    "Tally",
+    "chi2_cdf",
+    "chi2_sf",
+    "tally",
+    "tally_of",
+    "tally_part",
+]
 
 #: a tally keeps a point of its curves every this many presses
 CURVE_STEP = 100
@@ -196,10 +206,48 @@ def _informed_rate(
     return sum(hits) / len(hits)
 
 
+#: the parts of a tally, each a pass over the faces of its own, so they may run
+#: apart (a campaign's workers take them): the longest first
+TALLY_PARTS = ("informed_in_use", "informed", "table", "blind")
+
+
+def tally_part(
+    part: str, faces: Sequence[int], start: System, model: DieModel | str | None = None
+) -> Any:
+    """One of :data:`TALLY_PARTS` of :func:`tally`'s work; :func:`tally_of`
+    puts them together."""
+    if part == "table":
+        return _table(faces, start)
+    if part == "blind":
+        return float(blind_hits(faces, len(start.probs())).mean()) if faces else None
+    if part in ("informed", "informed_in_use"):
+        notes: list[str] = []
+        return _informed_rate(faces, model, part == "informed_in_use", notes), notes
+    raise ValueError(f"no tally part {part!r} (parts: {', '.join(TALLY_PARTS)})")
+
+
+def tally_of(parts: Mapping[str, Any]) -> Tally:
+    """The tally of its parts (see :func:`tally_part`)."""
+    informed, notes = parts["informed"]
+    in_use, more = parts["informed_in_use"]
+    return Tally(
+        **parts["table"],
+        guess_rate_informed=informed,
+        guess_rate_informed_in_use=in_use,
+        guess_rate_blind=parts["blind"],
+        notes=(*notes, *more),
+    )
+
+
 def tally(faces: Sequence[int], start: System, *, model: DieModel | str | None = None) -> Tally:
     """Measure faces (0-based) shown from ``start`` (the rule's public state);
     ``model`` (the die's reference model, or its name) for the
     firmware-aware player's figures, which are None without one."""
+    return tally_of({p: tally_part(p, faces, start, model) for p in TALLY_PARTS})
+
+
+def _table(faces: Sequence[int], start: System) -> dict[str, Any]:
+    """The table tracker's figures, the counts and their spread."""
     n = len(start.probs())
     counts = [0] * n
     last = [-1] * n
@@ -224,22 +272,16 @@ def tally(faces: Sequence[int], start: System, *, model: DieModel | str | None =
     longest = max([longest, *(total - 1 - x for x in last)]) if total else 0
     expected = total / n
     chi2 = sum((c - expected) ** 2 / expected for c in counts) if total else 0.0
-    notes: list[str] = []
-    blind = blind_hits(faces, n)
-    return Tally(
-        counts=tuple(counts),
-        spread=max(counts) - min(counts),
-        worst_spread=worst,
-        longest_absence=longest,
-        entropy=ent / total if total else 0.0,
-        guess_rate=hits / total if total else 0.0,
-        chi2_p=chi2_sf(chi2, n - 1),
-        spread_curve=tuple(spread_curve),
-        guess_curve=tuple(guess_curve),
-        chi2=chi2,
-        chi2_p_even=chi2_cdf(chi2, n - 1) if total else None,
-        guess_rate_informed=_informed_rate(faces, model, False, notes),
-        guess_rate_informed_in_use=_informed_rate(faces, model, True, notes),
-        guess_rate_blind=float(blind.mean()) if total else None,
-        notes=tuple(notes),
-    )
+    return {
+        "counts": tuple(counts),
+        "spread": max(counts) - min(counts),
+        "worst_spread": worst,
+        "longest_absence": longest,
+        "entropy": ent / total if total else 0.0,
+        "guess_rate": hits / total if total else 0.0,
+        "chi2_p": chi2_sf(chi2, n - 1),
+        "spread_curve": tuple(spread_curve),
+        "guess_curve": tuple(guess_curve),
+        "chi2": chi2,
+        "chi2_p_even": chi2_cdf(chi2, n - 1) if total else None,
+    }

@@ -3,8 +3,11 @@ model, as the chip would read them (see :class:`PressReader`)."""
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from fairdie.noise import code_for_mv
 from fairdie.subjects.die._models import DieModel
@@ -60,6 +63,10 @@ class PressReader:
         bind = getattr(noise, "bind_clock", None)
         if bind is not None:
             bind(self._now)
+        # a press's values in bulk, where they do not depend on when they are read
+        self._values = getattr(noise, "press_values", None) if bind is None else None
+        self._codes = np.array([code_for_mv(mv, vcc) for mv in range(vcc + 1)], np.uint16)
+        self._vcc = vcc
 
     def _now(self) -> float:
         i, last = self._at, len(self._instants) - 1
@@ -73,6 +80,15 @@ class PressReader:
             self._at = i
             out.append(self._code(self._noise(self._channel)))
         return out
+
+    def press_codes(self, press: int, start: int, count: int) -> array[int]:
+        """Codes ``start .. start + count - 1`` of press ``press`` (read in
+        turn after codes ``0 .. start - 1``: the noise sought to the press
+        first, for a noise that gives no press's values in bulk)."""
+        if self._values is None:
+            return array("H", self.read(start, count))
+        mv = np.rint(self._values(press, start + count, self._channel)[start:])
+        return array("H", self._codes[np.clip(mv, 0, self._vcc).astype(np.intp)].tobytes())
 
     def codes(self) -> list[int]:
         """This press's codes (seek the noise to the press first)."""

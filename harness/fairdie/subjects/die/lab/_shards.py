@@ -26,11 +26,16 @@ from array import array
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from fairdie.noise import mv_table
 from fairdie.subjects.die._model_host import FIXED_ITEMS, HostModel, host_model
-from fairdie.subjects.die._models import model_named
+from fairdie.subjects.die._models import DieModel, model_named
 from fairdie.subjects.die.lab._adversary import TRIES, menu_key
+from fairdie.subjects.die.lab._predict import tally_part
 from fairdie.subjects.die.lab._presses import HOLD_S, PressReader
+from fairdie.subjects.die.lab._public import public_view
+from fairdie.subjects.die.lab._systems import Dice, System
 
 if TYPE_CHECKING:
     from fairdie.sim import Firmware
@@ -45,9 +50,12 @@ __all__ = [
     "Piece",
     "Shard",
     "ShardResult",
+    "TallyPiece",
     "die_of",
     "digest_piece",
     "run_shard",
+    "tally_inputs",
+    "tally_piece",
 ]
 
 #: a press that failed the health tests, where a campaign's faces say 1..6
@@ -117,13 +125,13 @@ def digest_piece(p: Piece) -> Digests:
     digests, codes, starts = array("i"), array("H"), array("I", [0])
     for k in presses:
         i.noise.seek(k)
-        press = array("H", reader.read(0, min(_FIRST, host.reads)))
+        press = reader.press_codes(k, 0, min(_FIRST, host.reads))
         while True:
             try:
                 digest, reads = host.digest(press)
                 break
             except ValueError:  # the rule reads on
-                press.extend(reader.read(len(press), min(_MORE, host.reads - len(press))))
+                press.extend(reader.press_codes(k, len(press), min(_MORE, host.reads - len(press))))
         digests.append(digest)
         codes.extend(press[:reads])
         starts.append(len(codes))
@@ -154,21 +162,28 @@ class ShardResult:
 
 
 class _Feed:
-    """One press's codes, as millivolts, one per conversion (the last again
+    """One press's codes, as millivolts, a block at a time (the last again
     past the end: the chip converts more than its model)."""
 
     def __init__(self, vcc_mv: float) -> None:
-        self._mv = mv_table(vcc_mv)
-        self._codes: Any = (0,)
+        self._mv = np.array(mv_table(vcc_mv), np.float64)
+        self._block = self._mv[:1]
         self._next = 0
+        self.epoch = 0  #: a new press: the chip drops what it holds of the last
 
-    def load(self, codes: Any) -> None:
-        self._codes, self._next = codes, 0
+    def load(self, codes: array[int]) -> None:
+        self._block = self._mv[np.frombuffer(codes, np.uint16)]
+        self._next = 0
+        self.epoch += 1
+
+    def next_values(self, channel: int, n: int) -> Any:
+        at, self._next = self._next, self._next + max(n, 1)
+        if at < len(self._block):
+            return self._block[at : self._next]
+        return np.full(max(n, 1), self._block[-1])
 
     def __call__(self, channel: int) -> float:
-        at = min(self._next, len(self._codes) - 1)
-        self._next += 1
-        return self._mv[self._codes[at]]
+        return float(self.next_values(channel, 1)[0])
 
 
 def die_of(c: Campaign, firmware: Firmware, image: bytes) -> Any:
@@ -238,3 +253,27 @@ def run_shard(s: Shard) -> ShardResult:
             bytes(out), image, f"after press {end}: the chip's EEPROM differs from the model's"
         )
     return done(bytes(out), image)
+
+
+@dataclass(frozen=True)
+class TallyPiece:
+    """One part of the tally of a campaign's faces (1..6, FAULT), under ``model``."""
+
+    part: str
+    faces: bytes
+    model: str | None
+
+
+def tally_piece(p: TallyPiece) -> tuple[str, Any, float]:
+    """``(part, its result, CPU seconds)``: see :func:`._predict.tally_part`."""
+    t0 = time.process_time()
+    found = tally_part(p.part, *tally_inputs(p.faces, p.model))
+    return p.part, found, time.process_time() - t0
+
+
+def tally_inputs(faces: bytes, model: str | None) -> tuple[list[int], System, DieModel | None]:
+    """What a tally of these faces takes: the faces shown (0-based), the
+    rule's public start and the model."""
+    m = model_named(model) if model is not None else None
+    start = public_view(m.name, m.table(ERASED)) if m is not None else Dice(6)
+    return [f - 1 for f in faces if f != FAULT], start, m
