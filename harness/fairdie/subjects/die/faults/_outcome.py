@@ -18,7 +18,7 @@ KEEP = 50
 class Outcome:
     campaign: str
     cuts: int = 0  #: power cuts simulated (each leaves the byte in flight at a torn value)
-    #: cycles whose cut is proven equivalent to one simulated (the runs cut at every cycle)
+    #: cycles of the runs cut at every cycle: each cut, or covered by a cut that stands for it
     cycles_covered: int = 0
     presses: int = 0  #: presses emulated
     images: set[bytes] = field(default_factory=set)  #: digests of the images booted
