@@ -91,7 +91,8 @@ campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep
 	@mkdir -p out
 	rc=0; $(VENV)/bin/fairdie faults --campaign all --jobs $(JOBS) --json > out/campaigns.json || rc=$$?; \
 		$(VPY) -c 'import json; d = json.load(open("out/campaigns.json")); \
-		print({k: d[k] for k in ("cuts", "images", "presses", "violations", "seconds")})'; \
+		print({k: d[k] for k in ("cuts", "cycles_covered", "images", "presses", "violations", "seconds")}); \
+		print("torn values:", d["torn_values"])'; \
 	$(VENV)/bin/fairdie silver-dollar sweep --jobs $(JOBS) --json > out/silver-dollar.json || rc=$$?; \
 		$(VPY) -c 'import json; d = json.load(open("out/silver-dollar.json")); \
 		print({k: d[k] for k in ("replies", "starts", "players", "passed", "seconds")})'; exit $$rc

@@ -7,6 +7,7 @@ No timing is asserted here: the performance goals live in the bench's output
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from array import array
@@ -133,15 +134,37 @@ def pressed(request) -> tuple[Die, Any]:
     return die, _press(die, 0.0)  # the fewest presses a round makes
 
 
+def replay(die: Die, p: Any, millivolts: Any = None, ends: Any = None) -> Any:
+    leds = die.leds
+    return die.chip.replay_presses(
+        p.start,
+        p.channel,
+        p.millivolts if millivolts is None else millivolts,
+        p.ends if ends is None else ends,
+        p.steps,
+        die.window,
+        relative=leds.relative,
+        floor=leds.floor,
+    )
+
+
 def test_the_floor_replays_the_dies_presses_alike(pressed):
     die, p = pressed
     assert len(p.ends) == 8 and p.ends == sorted(p.ends) and p.ends[-1] == len(p.millivolts)
-    assert len(set(p.shown)) > 1 and set(p.shown) <= {"1", "2", "3", "4", "5", "6"}
+    faces = {face for face, _ in p.shown}
+    assert len(faces) > 1 and faces <= {1, 2, 3, 4, 5, 6}
+    assert {display for _, display in p.shown} == {str(face) for face in faces}
+    assert p.steps == die.press_steps(0.2) and len(p.steps) == 2  # settle, then the rest
     chip, presses = die.chip, die.presses
     ons = chip.power_ons  # as the presses left it
-    lit = chip.replay_presses(p.start, p.channel, p.millivolts, p.ends, p.holds, die.window)
-    assert len(lit) == 8 and all(len(x) == len(die.board.leds) and any(x) for x in lit)
+    trace = chip.trace.raw()
+    seen = replay(die, p)
+    assert len(seen) == 8 and all(len(x.at) == 2 and all(x.seen) for x in seen)
+    for x, y in itertools.pairwise(seen):  # each run from where the last one ended
+        assert x.at[0] - x.on >= p.steps[0] and x.at[1] - x.at[0] >= p.steps[1]
+        assert y.on == x.at[1] and x.first_lit is not None and x.on < x.first_lit < x.at[0]
     assert chip.eeprom == p.eeprom and chip.power_ons == ons and not chip.powered
+    assert chip.trace.raw() == trace  # the trace keeps nothing of the replay
     assert _replay(die, p) > 0
     # the die is left where its presses left it, and presses on from there
     assert die.chip.eeprom == p.eeprom and die.presses == presses
@@ -150,9 +173,11 @@ def test_the_floor_replays_the_dies_presses_alike(pressed):
 
 def test_the_floor_fails_when_its_presses_end_otherwise(pressed):
     die, p = pressed
-    other = "1" if p.shown[1] != "1" else "2"
-    with pytest.raises(SimulationError, match="press 1 shows"):
-        _replay(die, replace(p, shown=[p.shown[0], other, *p.shown[2:]]))
+    face, display = p.shown[1]
+    other = 1 if face != 1 else 2
+    for shown in ((other, display), (face, str(other)), (None, display)):
+        with pytest.raises(SimulationError, match="press 1 shows"):
+            _replay(die, replace(p, shown=[p.shown[0], shown, *p.shown[2:]]))
     with pytest.raises(SimulationError, match="another EEPROM"):
         _replay(die, replace(p, eeprom=bytes(b ^ 1 for b in p.eeprom)))
 
@@ -168,12 +193,12 @@ def test_a_replay_refuses_presses_fed_more_or_fewer_values_than_they_convert(pre
         (long, [e + 1 for e in p.ends], "press 0: it converted fewer values"),
     ):
         with pytest.raises(SimulationError, match=why):
-            chip.replay_presses(p.start, p.channel, mv, ends, p.holds, die.window)
+            replay(die, p, mv, ends)
     with pytest.raises(FairdieError, match="ends"):
-        chip.replay_presses(p.start, p.channel, p.millivolts, p.ends[:-1], p.holds, die.window)
-    stranger = Die(board="die-direct", seed=3).chip
+        replay(die, p, ends=p.ends[:-1])
+    stranger = Die(board="die-direct", seed=3)
     with pytest.raises(SimulationError, match="another chip"):
-        stranger.replay_presses(p.start, p.channel, p.millivolts, p.ends, p.holds, die.window)
+        replay(stranger, p)
     chip.restore(p.end)
 
 

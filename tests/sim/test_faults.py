@@ -10,6 +10,7 @@ import pytest
 from fairdie.cli import main
 from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
+from fairdie.subjects.die.faults._cuts import CLEAR_S, PRESS_S, QUICK_TORN
 from fairdie.subjects.die.faults._rig import Rig
 
 pytestmark = pytest.mark.sim
@@ -37,7 +38,30 @@ def test_the_fair_ring_survives_every_cut(fair, campaign):
 def test_cuts_at_every_cycle_reach_only_images_g1_reaches(fair):
     f = fair.outcomes["G2"].figures
     assert f["images_outside_g1"] == 0
-    assert f["cycles"] > f["cycles_stepped"] > 10_000  # a press and a 10 s press, every cycle
+
+
+def test_cycles_covered_are_every_cycle_of_the_presses_cut_at_every_cycle(fair):
+    o, chip = fair.outcomes["G2"], Rig(Target()).chip
+    # the quick tier: a press and a 10 s press from an erased chip, each to the
+    # end of its last instruction (at most a few cycles past the hold)
+    held = chip.cycles_for(PRESS_S) + chip.cycles_for(CLEAR_S)
+    assert held <= o.cycles_covered <= held + 8
+    # each simulated cut stands for an instruction or a stretch of sleep: far fewer
+    assert 10_000 < o.cuts < o.cycles_covered // 100
+
+
+def test_cuts_count_each_torn_value_tried(fair):
+    o = fair.outcomes["G1"]  # the detector on: no cut misexecutes
+    assert o.cuts == sum(n * writes for n, writes in o.torn.items())
+    # the quick tier: every write of the presses from an erased chip and across the
+    # ring's wrap (a press and a 10 s press each, 6 writes or more apiece) with all 256
+    assert o.torn[256] >= 4 * 6 and set(o.torn) == {256, 8}
+    out = fair.as_json()
+    assert out["torn_values"] == QUICK_TORN
+    assert out["campaigns"]["G1"]["torn_values_per_write"] == {
+        "256": o.torn[256],
+        "8": o.torn[8],
+    }
 
 
 def test_the_soak_holds_from_under_4_ms_to_past_10_s(fair):
@@ -85,6 +109,10 @@ def test_cli_json_contract(capsys):
     assert rc == 0
     assert out["violations"] == 0 and out["replays"] == []
     assert out["cuts"] > 0 and out["images"] > 0 and out["seconds"] > 0
+    assert out["cycles_covered"] == 0  # G1 cuts as writes start, not at every cycle
+    assert (
+        0 < out["parent_cpu_seconds"] < out["cpu_seconds"] == out["campaigns"]["G1"]["cpu_seconds"]
+    )
     assert set(out["campaigns"]) == {"G1"}
 
 
@@ -158,7 +186,8 @@ def test_only_power_removal_tears_a_watchdog_reset_lets_the_write_finish(make_ch
 
 def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, capsys):
     rc, seen = on_a_terminal("faults", "--campaign", "G1", "--quick")
-    assert rc == 0 and b"unit" in seen and b"/6" in seen, seen  # tqdm's bar: 6 units
+    # tqdm's bar: 7 units (6 starting images, and the ring's wrap with every torn value)
+    assert rc == 0 and b"unit" in seen and b"/7" in seen, seen
     assert main(["faults", "--campaign", "G1", "--quick", "--json"]) == 0
     assert capsys.readouterr().err == ""  # --json: no bar
 

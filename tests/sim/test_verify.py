@@ -75,7 +75,12 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
         row = campaigns[noise]
         assert row["health_failures"] == 0, noise
         assert row["guess_rate_informed"] <= 0.36 and row["guess_rate_blind"] <= 0.25, noise
-    assert c["power-cuts"]["details"]["violations"] == 0
+    cuts = c["power-cuts"]
+    assert cuts["details"]["violations"] == 0
+    # the counts by their names: cuts simulated, cycles covered, images booted, torn values
+    assert 0 < cuts["details"]["cuts"] < cuts["details"]["cycles_covered"]
+    assert "256 at" in cuts["reason"] and "cycles covered" in cuts["reason"]
+    assert cuts["details"]["torn_values"].startswith("G1 cuts every write")
     assert c["stored-before-shown"]["details"]["margin_ms"] >= 0
     # the energy estimate: from the states the chip was in, and says what it rests on
     e = out["energy"]

@@ -8,7 +8,7 @@ import pytest
 from fairdie.subjects.die._models import model_named
 from fairdie.subjects.die.faults import FaultsError, Target, Violation
 from fairdie.subjects.die.faults._ids import parse_replay, replay_id, step
-from fairdie.subjects.die.faults._images import start_images
+from fairdie.subjects.die.faults._images import every_value_images, start_images
 from fairdie.subjects.die.faults._outcome import KEEP, Outcome
 
 
@@ -61,6 +61,24 @@ def test_at_least_40_distinct_starting_images(name):
     assert all(len(i) == 64 for _, i in images)
 
 
+def test_the_quick_tier_cuts_every_value_across_the_storages_edge():
+    from fairdie.subjects.die import _ring
+    from fairdie.subjects.die._models import HEALTHY_CODES
+
+    for name in ("fair", "seed"):
+        model = model_named(name)
+        images = dict(start_images(model))
+        fresh, edge = every_value_images(model)
+        assert images[fresh] == b"\xff" * 64
+        before = images[edge]
+        after = model.press(before, HEALTHY_CODES)[1]
+        changed = [a for a in range(64) if before[a] != after[a]]
+        if name == "fair":  # the ring's wrap: slot 9 newest, the save goes to slot 0
+            assert _ring.load(before).slot == _ring.SLOTS - 1 and changed == list(range(6))
+        else:  # the seed's rebase: every counter comes down
+            assert changed == list(range(6)) and all(after[i] < before[i] for i in changed)
+
+
 def test_outcomes_merge_figures_and_keep_a_bounded_list():
     a, b = Outcome("G4"), Outcome("G4")
     for o, (hold, n) in ((a, (0.5, 3)), (b, (11.0, 4))):
@@ -68,11 +86,14 @@ def test_outcomes_merge_figures_and_keep_a_bounded_list():
         o.figure("hold_s_min", hold)
         o.figure("cuts_in_writes", n)
         o.booted(bytes([n]) * 64)
+        o.cut_write(256)
+        o.cycles_covered += n
     for _ in range(KEEP + 5):
         b.violate(Violation("I1", "id", "x"))
     a.merge(b)
     assert a.figures == {"hold_s_max": 11.0, "hold_s_min": 0.5, "cuts_in_writes": 7}
     assert len(a.images) == 2 and a.violation_count == KEEP + 5 and len(a.violations) == KEEP
+    assert a.torn == {256: 2} and a.cycles_covered == 7
 
 
 def test_a_unit_replay_id_carries_the_units_arguments():

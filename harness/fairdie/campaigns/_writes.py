@@ -8,8 +8,9 @@ from power-on.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from fairdie.sim import EventKind, StopReason, Until
 
@@ -22,11 +23,18 @@ __all__ = ["Write", "chip_of", "stop_at_writes"]
 _AT_WRITES = Until.event(EventKind.EEPROM_START)
 
 
+@functools.cache
+def _device() -> type[Device]:
+    from fairdie.device import Device  # when first asked: the campaigns need no device
+
+    return Device
+
+
 def chip_of(on: Chip | Device) -> Chip:
     """The chip itself, or the chip a device drives."""
-    from fairdie.device import Device
-
-    return on.chip if isinstance(on, Device) else on
+    if isinstance(on, _device()):
+        return on.chip
+    return cast("Chip", on)
 
 
 @dataclass(frozen=True)

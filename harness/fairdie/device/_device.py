@@ -4,7 +4,7 @@ LEDs, displays and speaker, switch its power."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from fairdie.board import MCU_COMPARATOR_PINS, Board, Bounce, Button, Display, LedDecoder
@@ -14,7 +14,7 @@ from fairdie.sim import EventKind, mcu_matches, parse_pin
 from fairdie.stimulus import MAX_HOLD_S, PressTime, PressTiming, parse_timing
 
 if TYPE_CHECKING:
-    from fairdie.sim import Chip
+    from fairdie.sim import Chip, PowerCycle
 
 __all__ = ["MAX_HOLD_S", "Device", "check_hold"]
 
@@ -77,6 +77,19 @@ class Device:
 
     def power_off(self) -> None:
         self.chip.power_off()
+
+    def power_cycle(self, steps: Sequence[int]) -> PowerCycle:
+        """A press of the power switch in one call to the engine: switch the
+        supply on, run ``steps[0]`` cycles, then ``steps[1]`` more and so on,
+        and switch it off. After each run it reads the LEDs an eye sees, as
+        :meth:`lit` reads them then (``seen``: masks for :meth:`seen`)."""
+        self._lit_from = self.chip.cycle
+        d = self.leds
+        return self.chip.power_cycle(steps, self.window, relative=d.relative, floor=d.floor)
+
+    def seen(self, mask: int) -> frozenset[str]:
+        """The LEDs of a mask of seen LEDs (bit i: the board's i-th LED)."""
+        return self.leds.lit(mask)
 
     # ---- buttons --------------------------------------------------------------------
 
@@ -246,7 +259,8 @@ class Device:
         start = max(self._lit_from, end - self.window)
         if end <= start or (not self.chip.powered and at is None):
             return frozenset()
-        return self.leds.visible_cycles(self.chip.leds_lit_cycles(start, end), end - start)
+        d = self.leds
+        return d.lit(self.chip.leds_seen(start, end, relative=d.relative, floor=d.floor))
 
     def first_lit(self) -> int | None:
         """The cycle since the last power-on at which some LED first lit, if any."""

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from fairdie.board import Display
     from fairdie.device._device import Device
 
-__all__ = ["steady_symbol"]
+__all__ = ["lit_a_whole_window", "steady_symbol"]
 
 OFF = "off"
 
@@ -31,9 +31,15 @@ def steady_symbol(
     """The symbol ``display`` (a name, a :class:`~fairdie.board.Display`, or
     the board's only one) shows steadily now, else ``"off"``."""
     if from_power_on:
-        lit = device.first_lit()
-        if lit is None or device.chip.cycle - lit < device.window:
+        if not lit_a_whole_window(device.first_lit(), device.chip.cycle, device.window):
             return OFF
         return device.read(display)
     now = device.read(display)
     return now if device.read(display, at=device.chip.cycle - device.window) == now else OFF
+
+
+def lit_a_whole_window(first_lit: int | None, at: int, window: int) -> bool:
+    """Whether, at cycle ``at`` after a power-on, some LED has been lit for a
+    whole ``window`` (``first_lit``: the cycle one first lit, None if none):
+    from then on the reading over the last window is a steady symbol."""
+    return first_lit is not None and at - first_lit >= window

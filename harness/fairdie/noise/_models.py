@@ -122,7 +122,7 @@ class Floating(Seeded):
 
     def _centre(self, press: int, channel: int) -> float:
         home, waves = self._shape(channel)
-        drift = sum(a * math.sin(w * press + phase) for a, w, phase in waves)
+        drift = sum([a * math.sin(w * press + phase) for a, w, phase in waves])
         return clip(home + drift, self.vcc_mv)
 
     def _target(self, press: int, channel: int) -> float:
@@ -136,6 +136,16 @@ class Floating(Seeded):
 
     def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
         stream.value = self._target(press, channel)
+
+    def _first_blocks(
+        self, presses: range, channel: int, n: int
+    ) -> list[tuple[NoiseStream, Values]]:
+        # the same as press by press (_begin, then _fill), in one pass: rows of one array
+        targets = [self._target(k, channel) for k in presses]
+        streams = [keyed(self._key(k, channel), t) for k, t in zip(presses, targets, strict=True)]
+        walk = {"pull": self._pull, "walk": self._walk, "jitter": self._jitter, "vcc": self.vcc_mv}
+        rows = NoiseStream.floating_rows(streams, n, targets=targets, **walk)
+        return list(zip(streams, rows, strict=True))
 
     def _fill(self, stream: NoiseStream, press: int, channel: int, n: int) -> Values:
         # per conversion: centre = clip(centre + pull * (target - centre) + gauss(0, walk)),

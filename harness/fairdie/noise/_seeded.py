@@ -113,9 +113,10 @@ def clip(mv: float, vcc: float) -> float:
     return min(max(mv, 0.0), vcc)
 
 
-def keyed(key: str) -> NoiseStream:
-    """A splitmix64 generator whose start is the first 8 bytes of the key's SHA-256."""
-    return NoiseStream(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"))
+def keyed(key: str, value: float = 0.0) -> NoiseStream:
+    """A splitmix64 generator whose start is the first 8 bytes of the key's
+    SHA-256 (carrying ``value``: see :class:`NoiseStream`)."""
+    return NoiseStream(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"), value)
 
 
 #: ``(press, ((channel, generator state, value, count), ...))``
@@ -177,8 +178,24 @@ class Seeded:
         """The next ``n`` values of a stream of press ``press``."""
         raise NotImplementedError
 
+    def _first_blocks(
+        self, presses: range, channel: int, n: int
+    ) -> list[tuple[NoiseStream, Values]]:
+        """Each press's stream after its first ``n`` values on a channel, and
+        those values: :meth:`_new_stream` then :meth:`_fill`, press by press
+        (a subclass may make them in one pass)."""
+        made = []
+        for k in presses:
+            s = self._new_stream(k, channel)
+            made.append((s, self._fill(s, k, channel, n)))
+        return made
+
+    def _key(self, press: int, channel: int) -> str:
+        """The key of a stream's generator: (kind, seed, press, channel)."""
+        return f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}"
+
     def _new_stream(self, press: int, channel: int) -> NoiseStream:
-        s = keyed(f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}")
+        s = keyed(self._key(press, channel))
         self._begin(press, channel, s)
         return s
 
@@ -217,9 +234,8 @@ class Seeded:
         if made is None:
             ahead.clear()
             count = AHEAD if self._started.get(channel) == press - 1 else 1
-            for k in range(press, press + count):
-                s = self._new_stream(k, channel)
-                ahead[k] = s, self._fill(s, k, channel, n)
+            presses = range(press, press + count)
+            ahead.update(zip(presses, self._first_blocks(presses, channel, n), strict=True))
             made = ahead.pop(press)
         self._started[channel] = press
         self._streams[channel], block = made

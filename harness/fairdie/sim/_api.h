@@ -209,6 +209,11 @@ void fd_leds_restart(fd_chip *chip);
 uint32_t fd_leds_now(fd_chip *chip);
 int64_t fd_leds_first_lit(fd_chip *chip);
 int fd_leds_lit_cycles(fd_chip *chip, uint64_t start, uint64_t end, uint64_t *out);
+/* The LEDs an eye sees lit over [start, end), as a mask (bit i: LED i), by
+ * fairdie.board.LedDecoder's rule: none unless the brightest LED's lit cycles
+ * exceed floor times the window, then those lit at least relative times the
+ * brightest's. Negative: fd_leds_lit_cycles' error. */
+int64_t fd_leds_seen(fd_chip *chip, uint64_t start, uint64_t end, double relative, double floor);
 
 /* Trace of events since the last drain. Returns the number copied. */
 uint32_t fd_trace_drain(fd_chip *chip, fd_event *out, uint32_t max);
@@ -235,19 +240,43 @@ uint32_t fd_unmodelled_seen(fd_chip *chip);
 void fd_snapshot(fd_chip *chip, uint8_t *out);
 int fd_restore(fd_chip *chip, const uint8_t *in);
 
+/* A press of a power switch in one call (_shim_presses.c). From the chip
+ * powered off: the LED history restarts and it powers on; then for each
+ * step k it runs steps[k] cycles from where the last run ended (as fd_run to
+ * that deadline) and stores the cycle it reached at at[k] and the LEDs seen
+ * over the window cycles ending there (from the power-on at most;
+ * fd_leds_seen with relative and floor) at seen[k]; then it powers off
+ * (torn_value -1) and returns 0. A run that stops short of its deadline for
+ * anything but a halted core (a full trace, an ADC source's error, an
+ * empty buffer, a crash) returns its FD_STOP_* bits at once, the chip still
+ * powered and *where saying where it stands: call again (after draining
+ * the trace) to go on. FD_STOP_OFF: the chip is powered but *where was not
+ * set by a call cut short. */
+typedef struct fd_cycle_at {
+    uint64_t on;       /* the power-on's cycle */
+    uint64_t deadline; /* the deadline of the step under way */
+    uint32_t done;     /* the steps run and read */
+    uint32_t running;  /* 1: step done is under way */
+} fd_cycle_at;
+uint32_t fd_power_cycle(fd_chip *chip, const uint64_t *steps, uint32_t n, uint64_t window,
+                        double relative, double floor, fd_cycle_at *where, uint64_t *at,
+                        int64_t *seen);
+
 /* Presses of a power switch replayed with no Python between them, from a
- * snapshot of the chip powered off (_shim_presses.c): press k feeds ADC
- * channel from mv[ends[k - 1] .. ends[k]) (ends[-1] = 0; fd_adc_buffer),
- * powers on (the LED history restarted), runs holds[k] cycles, stores the
- * LEDs' lit cycles over its last window cycles at lit[k * nleds] (unless
- * lit is NULL) and powers off. The trace records nothing; the channel is
- * left fed as the snapshot fed it. Returns 0; -1 for a bad snapshot (or of
- * a powered chip), bad ends, no such ADC channel or a value it cannot take,
- * -2 when the core crashed, -3 when a press converted more values than
- * given, -4 fewer; *done: the presses made in full. */
+ * snapshot of the chip powered off: press k feeds ADC channel from
+ * mv[ends[k - 1] .. ends[k]) (ends[-1] = 0; fd_adc_buffer) and is one
+ * fd_power_cycle of the nsteps steps, its reads at at[k * nsteps] and
+ * seen[k * nsteps], the first LED it lit (fd_leds_first_lit) at first[k].
+ * The trace records as in any run and is emptied at each power-on (nothing
+ * of the replay is left in it); the channel is left fed as the snapshot fed
+ * it. Returns 0; -1 for a bad snapshot (or of a powered chip), bad ends, no
+ * such ADC channel or a value it cannot take, -2 when the core crashed, -3
+ * when a press converted more values than given, -4 fewer, -5 when a run
+ * stopped short otherwise; *done: the presses made in full. */
 int fd_replay_presses(fd_chip *chip, const uint8_t *snapshot, int channel, const double *mv,
-                      const uint32_t *ends, uint32_t n, const uint64_t *holds, uint64_t window,
-                      uint64_t *lit, uint32_t *done);
+                      const uint32_t *ends, uint32_t n, const uint64_t *steps, uint32_t nsteps,
+                      uint64_t window, double relative, double floor, uint64_t *at, int64_t *seen,
+                      int64_t *first, uint32_t *done);
 
 /* Debugging (fairdie.debug): breakpoints, data watches and a step range,
  * checked in C before every instruction of a run whose stops include

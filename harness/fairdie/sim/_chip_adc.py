@@ -53,10 +53,11 @@ def fd_py_adc_block(chip_id: int, channel: int) -> int:
 
 class Feed:
     """A channel fed a block at a time: its source, the block C reads (kept
-    alive here), the values handed since the source's epoch last moved, and
-    how many to ask for next."""
+    alive here), the values handed since the source's epoch last moved, how
+    many to ask for next, and whether a block may be asked for ahead of a
+    run (not from a source that reads a clock: ``bind_clock``)."""
 
-    __slots__ = ("block", "epoch", "handed", "next_values", "source", "want")
+    __slots__ = ("ahead", "block", "epoch", "handed", "next_values", "source", "want")
 
     def __init__(self, source: Any) -> None:
         self.source = source
@@ -65,6 +66,7 @@ class Feed:
         self.block: Any = None
         self.handed = 0
         self.want = _MORE
+        self.ahead = not hasattr(source, "bind_clock")
 
 
 class AdcMixin(ChipBase):
@@ -147,9 +149,14 @@ class AdcMixin(ChipBase):
             self._adc_error = e
             return -1
 
-    def _sync_feeds(self) -> None:
+    def _sync_feeds(self, ahead: bool = False) -> None:
         """Drop the values held ahead for a source whose epoch moved (it was
-        sought): its next conversion asks for a block of the new position."""
+        sought): its next conversion asks for a block of the new position.
+        With ``ahead``, a channel left without a block is handed its first
+        block now, before the run, rather than at its first conversion (the
+        same values: a block source's values do not depend on when they are
+        asked for, unless it reads a clock, ``Feed.ahead``); a source's error
+        raises here."""
         c = self._c
         for channel, f in self._feeds.items():
             epoch = getattr(f.source, "epoch", None)
@@ -159,6 +166,9 @@ class AdcMixin(ChipBase):
                     f.want = min(taken + _MARGIN, _MOST)
                 _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
                 f.epoch, f.block, f.handed = epoch, None, 0
+            if ahead and f.ahead and f.block is None and self._feed_adc_block(channel):
+                err, self._adc_error = self._adc_error, None
+                raise SimulationError(f"the ADC source raised {err!r}") from err
 
     def adc_log(self, since: int = 0) -> list[AdcConversion]:
         """Every conversion since trace position ``since``: channel, reference,

@@ -21,7 +21,9 @@ class EepromMixin(ChipBase):
     @property
     def eeprom(self) -> bytes:
         """The stored bytes (a write in flight is not stored until it completes)."""
-        return self.read_eeprom(0, self.eeprom_size)
+        buf, size = self._ee_buf, self.eeprom_size
+        _fd_eeprom_read(self._c, 0, buf, size)  # all of it: never out of range
+        return ffi.buffer(buf, size)[:]  # type: ignore[no-any-return]
 
     def read_eeprom(self, address: int, size: int) -> bytes:
         """``size`` stored bytes from ``address``."""

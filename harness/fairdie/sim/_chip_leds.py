@@ -13,6 +13,16 @@ _SUPPLY = ("VCC", "GND")
 _fd_leds_restart = lib.fd_leds_restart
 _fd_leds_first_lit = lib.fd_leds_first_lit
 _fd_leds_lit_cycles = lib.fd_leds_lit_cycles
+_fd_leds_seen = lib.fd_leds_seen
+
+
+def check_led_window(rc: int, chip: ChipBase, start: int, end: int) -> None:
+    """Raise for the LED history's error ``rc`` (negative) over ``[start, end)``."""
+    if rc == -2:
+        raise SimulationError(f"the LED window ends at cycle {end}, after now ({chip.cycle})")
+    raise SimulationError(
+        f"the LED history no longer reaches cycle {start}: ask for a shorter window"
+    )
 
 
 class LedsMixin(ChipBase):
@@ -57,10 +67,17 @@ class LedsMixin(ChipBase):
         """Each LED's lit cycles over ``[start, end)``."""
         out = self._led_out
         rc = _fd_leds_lit_cycles(self._c, start, end, out)
-        if rc == -2:
-            raise SimulationError(f"the LED window ends at cycle {end}, after now ({self.cycle})")
         if rc != 0:
-            raise SimulationError(
-                f"the LED history no longer reaches cycle {start}: ask for a shorter window"
-            )
+            check_led_window(rc, self, start, end)
         return ffi.unpack(out, self._nleds)  # type: ignore[no-any-return]
+
+    def leds_seen(self, start: int, end: int, *, relative: float, floor: float) -> int:
+        """The LEDs an eye sees lit over ``[start, end)``, as a mask (bit i: the
+        i-th of :meth:`set_leds`), computed in C by the rule of
+        :meth:`fairdie.board.LedDecoder.visible` from :meth:`leds_lit_cycles`:
+        none unless the brightest LED's lit cycles exceed ``floor`` times the
+        window, then each lit at least ``relative`` times the brightest's."""
+        mask: int = _fd_leds_seen(self._c, start, end, relative, floor)
+        if mask < 0:
+            check_led_window(mask, self, start, end)
+        return mask

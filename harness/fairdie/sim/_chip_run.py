@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from fairdie.errors import FairdieError, SimulationError
 from fairdie.sim._chip_adc import Feed
+from fairdie.sim._chip_leds import check_led_window
 from fairdie.sim._chipbase import ChipBase, check_range
 from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._trace import simavr_log_level
-from fairdie.sim._types import EepromWrite, Event, EventKind, StopReason, Until
+from fairdie.sim._types import EepromWrite, Event, EventKind, PowerCycle, StopReason, Until
 
 # The calls and constants of a press, looked up once (each lookup on the
 # compiled module costs as much as a short C call).
@@ -20,6 +22,8 @@ _fd_powered = lib.fd_powered
 _fd_power_on = lib.fd_power_on
 _fd_power_off = lib.fd_power_off
 _fd_eeprom_busy = lib.fd_eeprom_busy
+_fd_power_cycle = lib.fd_power_cycle
+_fd_leds_first_lit = lib.fd_leds_first_lit
 _STOP_DEADLINE = lib.FD_STOP_DEADLINE
 _STOP_EVENT = lib.FD_STOP_EVENT
 _STOP_TRACE_FULL = lib.FD_STOP_TRACE_FULL
@@ -36,6 +40,7 @@ class RunMixin(ChipBase):
     _feeds: dict[int, Feed]
     _skip_polling: bool
     _batch: bool
+    _cycle_bufs: tuple[Any, Any, Any, Any]  #: fd_power_cycle's where, steps, at, seen
     stop_event: Event | None
     power_on_cycle: int
     power_ons: int
@@ -239,6 +244,74 @@ class RunMixin(ChipBase):
         if until.quiet_seconds is not None:
             s.quiet_cycles = max(1, self.cycles_for(until.quiet_seconds))
         return s
+
+    def power_cycle(
+        self, steps: Sequence[int], window: int, *, relative: float, floor: float
+    ) -> PowerCycle:
+        """A press of a power switch in one C call: power on, run ``steps[0]``
+        cycles, then ``steps[1]`` more from where that run ended, and so on,
+        and power off; after each run, the cycle it reached and the LEDs seen
+        over the ``window`` cycles ending there (none before the power-on) by
+        :meth:`leds_seen`'s rule (``relative``, ``floor``).
+
+        The same as :meth:`power_on` (with :meth:`leds_restart` first), a
+        :meth:`run` of each step followed by :meth:`leds_seen`, and
+        :meth:`power_off`, cycle for cycle: it stops only as they would (to
+        drain a full trace, or raising for a failed run, the chip left
+        powered). A channel fed a block at a time (:meth:`set_adc`) is handed
+        its first block before the power-on, unless its source reads a clock,
+        so the press runs with no call into Python (an error of the source
+        then raises before the power-on).
+        """
+        c = self._c
+        if _fd_powered(c):
+            raise SimulationError("power_cycle: the chip is already powered")
+        n = len(steps)
+        where, at, seen, buf = self._cycle_bufs
+        if n > len(buf):  # more steps than a press has
+            where, at, seen, buf = self._cycle_buffers(n)
+        try:
+            buf[0:n] = steps
+            if not n or window < 1:
+                raise ValueError
+        except (ValueError, OverflowError, TypeError):
+            raise FairdieError(
+                f"power_cycle: steps must be one or more cycle counts >= 0 and the window"
+                f" >= 1, not {list(steps)} and {window}"
+            ) from None
+        if simavr_log_level() != self._log_level:
+            self._follow_log_level()
+        if self._feeds:
+            self._sync_feeds(ahead=True)
+        self.stop_event = None
+        self.power_ons += 1
+        self.power_on_cycle = on = _fd_cycle(c)  # power-on takes no cycle
+        while True:
+            bits = _fd_power_cycle(c, buf, n, window, relative, floor, where, at, seen)
+            if _fd_pending(c):
+                self._drain()
+            if not bits:
+                break
+            if bits & _STOP_FAILED:
+                self._raise_failure(bits)
+            if bits != _STOP_TRACE_FULL:
+                raise SimulationError(f"power_cycle: a run stopped short ({self._reason(bits)!r})")
+        masks = seen[0:n]
+        if min(masks) < 0:
+            k = next(i for i, m in enumerate(masks) if m < 0)
+            check_led_window(masks[k], self, max(on, at[k] - window), at[k])
+        first = _fd_leds_first_lit(c)
+        return PowerCycle(on, None if first < 0 else first, tuple(at[0:n]), tuple(masks))
+
+    @staticmethod
+    def _cycle_buffers(n: int) -> tuple[Any, Any, Any, Any]:
+        """Buffers for :meth:`power_cycle` of ``n`` steps: where, at, seen, steps."""
+        return (
+            ffi.new("fd_cycle_at *"),
+            ffi.new("uint64_t[]", n),
+            ffi.new("int64_t[]", n),
+            ffi.new("uint64_t[]", n),
+        )
 
     def run_raw(self, cycles: int, *, batch: bool = True) -> None:
         """``avr->run`` in a C loop with nothing of ours in it (the benchmark's

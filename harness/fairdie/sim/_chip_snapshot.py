@@ -11,6 +11,7 @@ from fairdie.errors import FairdieError, SimulationError
 from fairdie.sim._chip_adc import Feed
 from fairdie.sim._chipbase import ChipBase, check, check_range
 from fairdie.sim._simavr import ffi, lib
+from fairdie.sim._types import PowerCycle
 
 # snapshot buffers: the shim writes every byte it reads back, no need to clear them
 _NEW_UNCLEARED = ffi.new_allocator(should_clear_after_alloc=False)
@@ -21,6 +22,7 @@ _REPLAY_ERRORS = {
     -2: "simavr stopped the core (bad opcode or address)",
     -3: "it converted more values than it was given",
     -4: "it converted fewer values than it was given",
+    -5: "a run stopped short",
 }
 
 
@@ -91,37 +93,41 @@ class SnapshotMixin(ChipBase):
         channel: int,
         millivolts: Sequence[float],
         ends: Sequence[int],
-        holds: Sequence[int],
+        steps: Sequence[int],
         window: int,
-    ) -> list[list[int]]:
+        *,
+        relative: float,
+        floor: float,
+    ) -> list[PowerCycle]:
         """Presses of a power switch replayed in C, with no Python between
         them (the yardstick of a device's presses).
 
         From ``snap`` (this chip, powered off), press ``k`` feeds ADC
         ``channel`` from ``millivolts[ends[k - 1]:ends[k]]`` (``ends[-1]`` is
         0; one value per conversion; an ``array("d")`` is read without a
-        copy), powers on (the LED history restarted), runs ``holds[k]`` cycles
-        and powers off. Returns each press's LEDs' lit cycles over its last
-        ``window`` cycles. The chip is left after the last press, its channel
-        fed as in ``snap``; the trace records nothing. A press that converts
-        more or fewer values than it was given raises :class:`SimulationError`.
+        copy) and is one :meth:`power_cycle` of ``steps`` (its ``window``,
+        ``relative`` and ``floor``). Returns what each press saw. The chip is
+        left after the last press, its channel fed as in ``snap``; the trace
+        records as in any run but keeps nothing of the replay. A press that
+        converts more or fewer values than it was given raises
+        :class:`SimulationError`.
         """
         if snap.chip_id != self._id:
             raise SimulationError("replay_presses: the snapshot was made by another chip")
         check_range("ADC channel", channel, 0, 15)
         check_range("window", window, 1, 2**62)
-        n = len(ends)
-        if len(holds) != n or (n and ends[-1] != len(millivolts)):
-            raise FairdieError(
-                f"replay_presses: {n} ends and {len(holds)} holds for {len(millivolts)} values"
-            )
-        for hold in holds:
-            check_range("hold", hold, 1, 2**62)
+        n, k = len(ends), len(steps)
+        if n and ends[-1] != len(millivolts):
+            raise FairdieError(f"replay_presses: {n} ends for {len(millivolts)} values")
+        if not k or min(steps) < 0:
+            raise FairdieError(f"replay_presses: steps must be cycle counts >= 0, not {steps}")
         if isinstance(millivolts, array) and millivolts.typecode == "d":
             mv = ffi.from_buffer("double[]", millivolts)
         else:
             mv = ffi.new("double[]", list(millivolts))
-        lit = ffi.new("uint64_t[]", max(1, n * self._nleds))
+        at = ffi.new("uint64_t[]", max(1, n * k))
+        seen = ffi.new("int64_t[]", max(1, n * k))
+        first = ffi.new("int64_t[]", max(1, n))
         done = ffi.new("uint32_t *")
         rc = lib.fd_replay_presses(
             self._c,
@@ -130,17 +136,36 @@ class SnapshotMixin(ChipBase):
             mv,
             ffi.new("uint32_t[]", list(ends)),
             n,
-            ffi.new("uint64_t[]", list(holds)),
+            ffi.new("uint64_t[]", list(steps)),
+            k,
             window,
-            lit,
+            relative,
+            floor,
+            at,
+            seen,
+            first,
             done,
         )
         self._restore_python(snap)
-        self.power_ons += done[0]
-        self.power_on_cycle = self.cycle - holds[done[0] - 1] if done[0] else snap.cycle
-        if rc != 0:
-            raise SimulationError(f"replay_presses: press {done[0]}: {_REPLAY_ERRORS[rc]}")
+        made = done[0]
         if _fd_pending(self._c):
             self._drain()
-        k = self._nleds
-        return [list(lit[i * k : (i + 1) * k]) for i in range(n)]
+        ons = [snap.cycle, *(at[i * k + k - 1] for i in range(n))]
+        self.power_ons += made
+        self.power_on_cycle = ons[made - 1] if made else self.power_on_cycle
+        if rc != 0:
+            raise SimulationError(f"replay_presses: press {made}: {_REPLAY_ERRORS[rc]}")
+        lost = next((i for i in range(n * k) if seen[i] < 0), None)
+        if lost is not None:
+            raise SimulationError(
+                f"replay_presses: press {lost // k}: the LED history no longer reaches a window"
+            )
+        return [
+            PowerCycle(
+                ons[i],
+                None if first[i] < 0 else first[i],
+                tuple(at[i * k : (i + 1) * k]),
+                tuple(seen[i * k : (i + 1) * k]),
+            )
+            for i in range(n)
+        ]

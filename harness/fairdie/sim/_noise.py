@@ -4,6 +4,7 @@ arrays. Needs the kernels module only, not the simavr binding."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,27 @@ class NoiseStream:
     ) -> Values:
         out, p = _out(n)
         lib.fd_noise_floating(self._s, target, pull, walk, jitter, vcc, p, n)
+        return out
+
+    @staticmethod
+    def floating_rows(
+        streams: Sequence[NoiseStream],
+        n: int,
+        *,
+        targets: Sequence[float],
+        pull: float,
+        walk: float,
+        jitter: float,
+        vcc: float,
+    ) -> Values:
+        """:meth:`floating` of each stream (its own target), as the rows of
+        one array: many presses' first blocks at once."""
+        rows = len(streams)
+        out = _empty((rows, n))
+        p = _from_buffer("double[]", out)
+        kernel = lib.fd_noise_floating
+        for i, (s, target) in enumerate(zip(streams, targets, strict=True)):
+            kernel(s._s, target, pull, walk, jitter, vcc, p + i * n, n)
         return out
 
     def table(self, n: int, table: Values) -> Values:

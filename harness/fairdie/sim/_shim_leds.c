@@ -104,3 +104,26 @@ int fd_leds_lit_cycles(fd_chip *c, uint64_t start, uint64_t end, uint64_t *out) 
      * from the ring, or came before the restart (dark) */
     return st->led_dropped ? -1 : 0;
 }
+
+/* fairdie.board.LedDecoder's rule, in the same double arithmetic: none seen
+ * unless the brightest LED's lit cycles exceed floor times the window; then
+ * each LED lit at least relative times the brightest's. */
+int64_t fd_leds_seen(fd_chip *c, uint64_t start, uint64_t end, double relative, double floor) {
+    uint64_t lit[FD_MAX_LEDS];
+    int rc = fd_leds_lit_cycles(c, start, end, lit);
+    if (rc != 0)
+        return rc;
+    if (end <= start)
+        return 0;
+    uint64_t top = 0;
+    for (uint32_t i = 0; i < c->nleds; i++)
+        top = lit[i] > top ? lit[i] : top;
+    if ((double)top <= floor * (double)(end - start))
+        return 0;
+    double cut = relative * (double)top;
+    int64_t mask = 0;
+    for (uint32_t i = 0; i < c->nleds; i++)
+        if ((double)lit[i] >= cut)
+            mask |= (int64_t)1 << i;
+    return mask;
+}

@@ -128,6 +128,9 @@ class _Lib:
     def fd_leds_now(self, chip: Any) -> int: ...
     def fd_leds_first_lit(self, chip: Any) -> int: ...
     def fd_leds_lit_cycles(self, chip: Any, start: int, end: int, out: Any) -> int: ...
+    def fd_leds_seen(
+        self, chip: Any, start: int, end: int, relative: float, floor: float
+    ) -> int: ...
     def fd_trace_drain(self, chip: Any, out: Any, max: int) -> int: ...
     def fd_trace_mask(self, chip: Any, kinds: int) -> None: ...
     def fd_log_level(self, chip: Any, level: int) -> None: ...
@@ -139,6 +142,18 @@ class _Lib:
     def fd_log_drain(self, chip: Any, out: Any, max: int) -> int: ...
     def fd_snapshot(self, chip: Any, out: Any) -> None: ...
     def fd_restore(self, chip: Any, in_: Any) -> int: ...
+    def fd_power_cycle(
+        self,
+        chip: Any,
+        steps: Any,
+        n: int,
+        window: int,
+        relative: float,
+        floor: float,
+        where: Any,
+        at: Any,
+        seen: Any,
+    ) -> int: ...
     def fd_replay_presses(
         self,
         chip: Any,
@@ -147,9 +162,14 @@ class _Lib:
         mv: Any,
         ends: Any,
         n: int,
-        holds: Any,
+        steps: Any,
+        nsteps: int,
         window: int,
-        lit: Any,
+        relative: float,
+        floor: float,
+        at: Any,
+        seen: Any,
+        first: Any,
         done: Any,
     ) -> int: ...
     def fd_debug_breaks(self, chip: Any, pcs: Any, n: int) -> int: ...

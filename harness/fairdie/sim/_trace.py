@@ -24,7 +24,6 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 _fd_pending = lib.fd_pending
 _PIN_KIND = int(EventKind.PIN)
 _ADC_KIND = int(EventKind.ADC)
-_ADC_HALF = struct.pack("<H", _ADC_KIND)
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
@@ -95,10 +94,14 @@ class Trace:
         an object per conversion."""
         # the events as 16-bit halves (little-endian, as EVENT): the kind's low
         # half (kinds are below 2**16) and the code (c's low half) of each
-        h = memoryview(self._buf).cast("H")[since * _HALVES :]
-        kinds, codes = h[_KIND_HALF::_HALVES], h[_CODE_HALF::_HALVES]
-        if kinds.tobytes() == _ADC_HALF * len(kinds):  # conversions only: a press's trace
+        buf = self._buf
+        h = memoryview(buf).cast("H")[since * _HALVES :]
+        codes = h[_CODE_HALF::_HALVES]
+        # conversions only (a press's trace): each kind's low byte is the ADC's
+        # (kinds are single bits: no other has that low byte)
+        if buf[since * EVENT.size + 8 :: EVENT.size].count(_ADC_KIND) == len(codes):
             return tuple(codes.tolist())
+        kinds = h[_KIND_HALF::_HALVES]
         return tuple(
             c for k, c in zip(kinds.tolist(), codes.tolist(), strict=True) if k == _ADC_KIND
         )

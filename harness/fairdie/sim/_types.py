@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "AdcConversion",
@@ -16,6 +17,7 @@ __all__ = [
     "EventKind",
     "Level",
     "PinChange",
+    "PowerCycle",
     "StopReason",
     "Until",
     "parse_pin",
@@ -155,6 +157,15 @@ class EepromWrite:
     new: int  #: the byte once the operation completes
     cycles_left: int
     mode: str  #: "erase+write", "erase" or "write"
+
+
+class PowerCycle(NamedTuple):
+    """What one press of a power switch (:meth:`fairdie.sim.Chip.power_cycle`) saw."""
+
+    on: int  #: the power-on's cycle
+    first_lit: int | None  #: the cycle some LED first lit (None: none did)
+    at: tuple[int, ...]  #: the cycle each step's run reached
+    seen: tuple[int, ...]  #: the LEDs seen over the window ending there (bit i: LED i)
 
 
 class StopReason(enum.IntFlag):

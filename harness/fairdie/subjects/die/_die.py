@@ -12,15 +12,16 @@ alike.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError
 from itertools import islice
 from pathlib import Path
+from typing import Any
 
-from fairdie.board import Board, Bounce, Display, load_board
-from fairdie.device import Device, check_hold, steady_symbol
+from fairdie.board import OFF, Board, Bounce, Display, LedDecoder, load_board
+from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
-from fairdie.sim import Chip, EventKind, Firmware, load_firmware
+from fairdie.sim import Chip, EventKind, Firmware, PowerCycle, load_firmware
 from fairdie.stimulus import HUMAN, PressTiming, parse_timing
 from fairdie.subjects.die._board import DieSpec, die_spec
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
@@ -29,15 +30,97 @@ from fairdie.subjects.die._models import DieModel, model_named
 __all__ = ["Die", "Press", "die_parts"]
 
 
-@dataclass(frozen=True, slots=True)
 class Press:
-    """What one press did."""
+    """What one press did: ``face`` (None: no face lit for a persistence
+    window), ``display`` (what the LEDs showed when the press ended),
+    ``counts`` (the six counters after the press; None: no table),
+    ``adc_codes`` (the ADC codes the firmware converted this press) and
+    ``hold_s``.
 
-    face: int | None  #: the face shown (None: no face lit for a persistence window)
-    display: str  #: what the LEDs showed when the press ended
-    counts: tuple[int, ...] | None  #: the six counters after the press (None: no table)
-    adc_codes: tuple[int, ...]  #: the ADC codes the firmware converted this press
-    hold_s: float
+    Frozen, and equal, hashed, printed and pickled by those five. A die's
+    press keeps the EEPROM image it left and reads ``counts`` from it when
+    they are first asked for (decoding the table costs more Python than the
+    rest of a press).
+    """
+
+    # [face, display, counts, (model, image) while counts are unread, adc_codes, hold_s]
+    __slots__ = ("_f",)
+    _f: list[Any]
+
+    def __init__(
+        self,
+        face: int | None,
+        display: str,
+        counts: tuple[int, ...] | None,
+        adc_codes: tuple[int, ...],
+        hold_s: float,
+    ) -> None:
+        object.__setattr__(self, "_f", [face, display, counts, None, adc_codes, hold_s])
+
+    @classmethod
+    def _leaving(
+        cls,
+        face: int | None,
+        display: str,
+        model: DieModel,
+        image: bytes,
+        adc_codes: tuple[int, ...],
+        hold_s: float,
+    ) -> Press:
+        """A press whose counts are ``model``'s table of ``image``, read when asked for."""
+        press = object.__new__(cls)
+        object.__setattr__(press, "_f", [face, display, None, (model, image), adc_codes, hold_s])
+        return press
+
+    @property
+    def face(self) -> int | None:
+        return self._f[0]  # type: ignore[no-any-return]
+
+    @property
+    def display(self) -> str:
+        return self._f[1]  # type: ignore[no-any-return]
+
+    @property
+    def counts(self) -> tuple[int, ...] | None:
+        f = self._f
+        if f[3] is not None:
+            model, image = f[3]
+            f[2], f[3] = model.table(image), None
+        return f[2]  # type: ignore[no-any-return]
+
+    @property
+    def adc_codes(self) -> tuple[int, ...]:
+        return self._f[4]  # type: ignore[no-any-return]
+
+    @property
+    def hold_s(self) -> float:
+        return self._f[5]  # type: ignore[no-any-return]
+
+    def _fields(self) -> tuple[object, ...]:
+        return self.face, self.display, self.counts, self.adc_codes, self.hold_s
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Press):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (
+            f"Press(face={self.face!r}, display={self.display!r}, counts={self.counts!r},"
+            f" adc_codes={self.adc_codes!r}, hold_s={self.hold_s!r})"
+        )
+
+    def __reduce__(self) -> tuple[type[Press], tuple[object, ...]]:
+        return Press, self._fields()
 
 
 class Die(Device):
@@ -115,6 +198,9 @@ class Die(Device):
         self.roll_control: str = control
         self._by_power = self.button(control).kind == "power"
         self.settle_s = spec.settle_ms / 1000
+        self._steps: dict[tuple[float, float], tuple[int, ...]] = {}  # press_steps' answers
+        # _shows' answers, for these faces and LEDs
+        self._shown: tuple[Display, LedDecoder, dict[int, str]] = (faces, self.leds, {})
         self._counters = spec.counters
         self._analog = analog[0] if analog else None
         self.noise: NoiseModel | None = None
@@ -208,6 +294,23 @@ class Die(Device):
         self.chip.clear_trace()
         super().power_on()
 
+    def power_cycle(self, steps: Sequence[int]) -> PowerCycle:
+        self.chip.clear_trace()
+        return super().power_cycle(steps)
+
+    def press_steps(self, hold: float) -> tuple[int, ...]:
+        """The runs of a power-switch roll held ``hold`` s, in cycles: to the
+        settle time, where its face is read, then the rest of the hold."""
+        key = hold, self.settle_s
+        steps = self._steps.get(key)
+        if steps is None:
+            settle = min(hold, self.settle_s)
+            cycles = self.chip.cycles_for
+            steps = (cycles(settle), cycles(hold - settle)) if hold > settle else (cycles(settle),)
+            if len(self._steps) < 64:  # a die is held a few ways
+                self._steps[key] = steps
+        return steps
+
     def roll(self, hold: float | None = None, *, bounce: Bounce | bool | None = None) -> Press:
         """Roll the die: hold its roll control for ``hold`` seconds.
 
@@ -268,17 +371,23 @@ class Die(Device):
         )
 
     def _power_roll(self, hold: float) -> Press:
-        self.power_on()
-        chip = self.chip
-        settle = min(hold, self.settle_s)
-        chip.run(seconds=settle)
-        shown = steady_symbol(self, self.faces, from_power_on=True)
-        if hold > settle:
-            chip.run(seconds=hold - settle)
-        end = self.display()
-        codes = chip.adc_codes()
-        chip.power_off()
-        return self._result(shown, end, codes, hold)
+        # power on, run to the settle time and read the face (a steady
+        # symbol), run the rest of the hold, read the display, power off
+        press = self.power_cycle(self.press_steps(hold))
+        settled = lit_a_whole_window(press.first_lit, press.at[0], self.window)
+        shown = self._shows(press.seen[0]) if settled else OFF
+        return self._result(shown, self._shows(press.seen[-1]), self.chip.adc_codes(), hold)
+
+    def _shows(self, seen: int) -> str:
+        """What the faces show for a mask of seen LEDs (remembered: a face
+        table has few)."""
+        known = self._shown
+        if known[0] is not self.faces or known[1] is not self.leds:
+            known = self._shown = (self.faces, self.leds, {})
+        shown = known[2].get(seen)
+        if shown is None:
+            shown = known[2][seen] = self.faces.decode(self.leds.lit(seen))
+        return shown
 
     def _button_roll(self, hold: float, bounce: Bounce | bool | None) -> Press:
         chip = self.chip
@@ -294,13 +403,10 @@ class Die(Device):
         return self._result(shown, end, codes, hold)
 
     def _result(self, shown: str, end: str, codes: tuple[int, ...], hold: float) -> Press:
-        return Press(
-            face=int(shown) if shown.isdigit() else None,
-            display=end,
-            counts=self.counts if self.has_counters else None,
-            adc_codes=codes,
-            hold_s=hold,
-        )
+        face = int(shown) if shown.isdigit() else None
+        if self.model is not None:  # its table is read from the image when asked for
+            return Press._leaving(face, end, self.model, self.chip.eeprom, codes, hold)
+        return Press(face, end, self.counts if self.has_counters else None, codes, hold)
 
 
 def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:

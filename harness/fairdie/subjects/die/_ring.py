@@ -65,18 +65,19 @@ def valid(image: bytes, slot: int) -> bool:
 def load(image: bytes) -> Stored:
     """Decode an image exactly as the firmware's store_load does."""
     _need(image)
-    best: bytes | None = None
-    where = None
-    for slot in range(SLOTS):
-        if not valid(image, slot):
+    seq = where = -1
+    for slot in range(SLOTS):  # valid(image, slot), inline: a die's every press reads it
+        at = slot * RECORD
+        s, a, b, c, check, gate = image[at : at + RECORD]
+        if (s & 0x0F) != slot or check != s ^ a ^ b ^ c ^ _KEY or gate != _GATES[s >> 7]:
             continue
-        r = image[slot * RECORD : (slot + 1) * RECORD]
-        if best is not None and not 1 <= ((r[0] - best[0]) & 0x7F) <= 15:
+        if where >= 0 and not 1 <= ((s - seq) & 0x7F) <= 15:
             continue
-        best, where = r, slot
-    if best is None:
+        seq, where = s, slot
+    if where < 0:
         return Stored(_FRESH, _FRESH_SEQ, None)
-    return Stored(bytes(best[1:4]), best[0], where)
+    at = where * RECORD
+    return Stored(bytes(image[at + 1 : at + 4]), seq, where)
 
 
 def save_writes(image: bytes, state: bytes) -> list[tuple[int, int]]:

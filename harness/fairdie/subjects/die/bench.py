@@ -40,13 +40,19 @@ noise, the ``die-direct`` and ``die-charlieplex`` builds):
   its table and is longer).
 - ``press_floor_per_s_direct``, ``press_floor_per_s_charlieplex``: the same
   presses replayed by the engine with no Python
-  (:meth:`fairdie.sim.Chip.replay_presses`: power on, run the hold, power off,
-  the next press, in one C loop), from a snapshot of the die taken before the
-  round's presses, each press fed the millivolts its ADC log recorded (so the
-  same codes), each for as many cycles as it lasted. Right after the
-  round's presses, in the same round. The replay must end with the die's
-  EEPROM as the presses left it and, press by press, the display the press
-  ended with (read over the same persistence window), or the bench fails.
+  (:meth:`fairdie.sim.Chip.replay_presses`: each press the same C call as a
+  die's press, :meth:`fairdie.sim.Chip.power_cycle` with the die's
+  ``press_steps``: power on, run to the settle time, the LEDs seen there,
+  the rest of the hold, the LEDs seen at its end, power off; the next press,
+  in one C loop), from a snapshot of the die taken before the round's
+  presses, each press fed the millivolts its ADC log recorded (so the same
+  codes; the trace records them as in a press). Right after the round's
+  presses, in the same round. The replay must end with the die's EEPROM as
+  the presses left it and, press by press, the face and the display the
+  press showed (read by the die's rules from what the replay saw), or the
+  bench fails. What a die's press adds is Python: making its noise, draining
+  the trace into ``adc_codes``, decoding the faces, keeping the EEPROM image
+  its ``counts`` are read from when asked for.
 - ``presses_checked_direct``, ``presses_checked_charlieplex``: the presses so
   replayed and checked, summed over the rounds.
 - ``presses_over_floor_direct``, ``presses_over_floor_charlieplex``: the
@@ -156,8 +162,8 @@ class _Presses:
     eeprom: bytes  #: the EEPROM they left
     millivolts: array[float]  #: every conversion's, press after press (the ADC log's)
     ends: list[int]  #: where each press's millivolts end
-    shown: list[str]  #: the display each press ended with
-    holds: list[int]  #: each press's cycles, power-on to power-off
+    shown: list[tuple[int | None, str]]  #: each press's face and the display it ended with
+    steps: tuple[int, ...]  #: the runs of each press, in cycles (Die.press_steps)
     channel: int  #: the ADC channel they were fed on
     seconds: float  #: the presses' own time
 
@@ -174,40 +180,56 @@ def _press(die: Any, seconds: float) -> _Presses:
     spent = 0.0
     millivolts: array[float] = array("d")
     ends: list[int] = []
-    shown: list[str] = []
-    holds: list[int] = []
+    shown: list[tuple[int | None, str]] = []
+    steps = set()
     channels = set()
     while spent < seconds or len(ends) < _MIN_PRESSES:
-        before = chip.cycle
         t = time.perf_counter()
         press = die.roll()
         spent += time.perf_counter() - t
-        holds.append(chip.cycle - before)
+        steps.add(die.press_steps(press.hold_s))
         for _, kind, a, mv, _ in chip.trace.tuples():  # this press's (a power-on clears it)
             if kind == adc:
                 millivolts.append(mv)
                 channels.add(a & 0xFF)
         ends.append(len(millivolts))
-        shown.append(press.display)
-    if len(channels) != 1:
-        raise SimulationError(f"bench: the floor feeds one ADC channel, not {sorted(channels)}")
+        shown.append((press.face, press.display))
+    if len(channels) != 1 or len(steps) != 1:
+        raise SimulationError(
+            f"bench: the floor feeds one ADC channel ({sorted(channels)}) and replays"
+            f" presses of one hold ({len(steps)} holds)"
+        )
     end = chip.snapshot()
-    return _Presses(start, end, chip.eeprom, millivolts, ends, shown, holds, channels.pop(), spent)
+    return _Presses(
+        start, end, chip.eeprom, millivolts, ends, shown, steps.pop(), channels.pop(), spent
+    )
 
 
 def _replay(die: Any, p: _Presses) -> float:
     """Seconds of the floor's replay of ``p``; fails unless it ends as the
-    presses did (EEPROM, and each press's display). Leaves the die at ``p.end``."""
+    presses did (EEPROM, and each press's face and display, read by the
+    die's rules from what the replay saw). Leaves the die at ``p.end``."""
+    from fairdie.device import lit_a_whole_window
     from fairdie.errors import SimulationError
 
-    chip = die.chip
+    chip, leds, decode = die.chip, die.leds, die.faces.decode
     t = time.perf_counter()
-    lit = chip.replay_presses(p.start, p.channel, p.millivolts, p.ends, p.holds, die.window)
+    seen = chip.replay_presses(
+        p.start,
+        p.channel,
+        p.millivolts,
+        p.ends,
+        p.steps,
+        die.window,
+        relative=leds.relative,
+        floor=leds.floor,
+    )
     seconds = time.perf_counter() - t
-    shown = [
-        die.faces.decode(die.leds.visible_cycles(x, min(die.window, hold)))
-        for x, hold in zip(lit, p.holds, strict=True)
-    ]
+    shown = []
+    for x in seen:
+        face = decode(leds.lit(x.seen[0]))
+        settled = lit_a_whole_window(x.first_lit, x.at[0], die.window) and face.isdigit()
+        shown.append((int(face) if settled else None, decode(leds.lit(x.seen[-1]))))
     eeprom = chip.eeprom
     chip.restore(p.end)
     if shown != p.shown:

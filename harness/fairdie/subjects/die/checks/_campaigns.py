@@ -189,7 +189,8 @@ def power_cuts(ctx: Context) -> Result:
     )
     st.faults = report
     out = report.as_json()
-    details = {k: out[k] for k in ("cuts", "images", "presses", "violations", "seconds")}
+    keys = ("cuts", "cycles_covered", "images", "torn_values", "presses", "violations", "seconds")
+    details = {k: out[k] for k in keys}
     if report.violations:
         kinds: dict[str, int] = {}
         first = None
@@ -208,8 +209,9 @@ def power_cuts(ctx: Context) -> Result:
             **details,
         )
     return ok(
-        f"{', '.join(FAULT_CAMPAIGNS)} quick tier: {out['cuts']:,} cuts, {out['images']}"
-        f" images booted, 0 violations",
+        f"{', '.join(FAULT_CAMPAIGNS)} quick tier: {out['cuts']:,} cuts"
+        f" ({report.torn_per_write()}), {out['cycles_covered']:,} cycles covered,"
+        f" {out['images']:,} images booted, 0 violations",
         **details,
     )
 

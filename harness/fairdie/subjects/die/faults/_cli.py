@@ -54,9 +54,11 @@ def _parser(campaigns: list[str]) -> Parser:
 def _print(out: dict[str, Any]) -> None:
     print(
         f"{out['target']} on {out['board']}, {out['tier']} tier, seed {out['seed']}:"
-        f" {out['cuts']} cuts, {out['images']} images booted, {out['presses']} presses,"
-        f" {out['violations']} violations, {out['seconds']} s"
+        f" {out['cuts']} cuts, {out['cycles_covered']} cycles covered, {out['images']} images"
+        f" booted, {out['presses']} presses, {out['violations']} violations, {out['seconds']} s"
+        f" (CPU: {out['cpu_seconds']} s in the units, {out['parent_cpu_seconds']} s here)"
     )
+    print(f"torn values: {out['torn_values']}")
     bo = out.get("brown_out")
     if bo:
         what = (
@@ -65,11 +67,14 @@ def _print(out: dict[str, Any]) -> None:
             else "a cut resets the chip first: a write in flight completes or tears"
         )
         print(f"fuses {bo['fuses']} ({bo['source']}): brown-out detector {bo['detector']}; {what}")
-    print(f"{'campaign':<9}{'cuts':>12}{'images':>9}{'presses':>10}{'violations':>11}{'s':>8}")
+    print(
+        f"{'campaign':<9}{'cuts':>10}{'cycles covered':>16}{'images':>9}{'presses':>10}"
+        f"{'violations':>11}{'s':>8}{'cpu s':>8}"
+    )
     for name, c in out["campaigns"].items():
         print(
-            f"{name:<9}{c['cuts']:>12}{c['images']:>9}{c['presses']:>10}"
-            f"{c['violations']:>11}{c['seconds']:>8}"
+            f"{name:<9}{c['cuts']:>10}{c['cycles_covered']:>16}{c['images']:>9}"
+            f"{c['presses']:>10}{c['violations']:>11}{c['seconds']:>8}{c['cpu_seconds']:>8}"
         )
     for name, c in out["campaigns"].items():
         for f in c["failures"][:5]:

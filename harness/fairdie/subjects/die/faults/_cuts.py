@@ -1,7 +1,8 @@
 """Campaigns G1..G4: power cuts during presses (fairdie.subjects.die.faults).
 
 - G1: from each starting image, a press for every face it can roll and a
-  10 s press; each write cut as it starts, with every torn value.
+  10 s press; each write cut as it starts, with every torn value (the quick
+  tier: :data:`QUICK_TORN`).
 - G2: a cut at every cycle of a press and of a 10 s press, the byte in
   flight torn as the physical model says; it must reach the states G1
   reaches, and no image that G1 does not.
@@ -13,8 +14,9 @@
 With the brown-out detector off (the firmware's fuses), a cut may also
 misexecute (fairdie.campaigns.wrong_addresses): G1 lands each write's new
 value at every other byte of the model's footprint (four seeded ones in the
-quick tier), G4 lands half of its cuts in a write at a seeded wrong byte.
-G2 and G3 cut as with the detector on.
+quick tier, but for the writes it tries with all 256 torn values), G4 lands
+half of its cuts in a write at a seeded wrong byte. G2 and G3 cut as with
+the detector on.
 """
 
 from __future__ import annotations
@@ -25,22 +27,44 @@ from collections.abc import Sequence
 from fairdie.campaigns import EVERY_VALUE, physical, wrong_addresses
 from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.faults._ids import step
-from fairdie.subjects.die.faults._images import ERASED, codes_for, start_images
+from fairdie.subjects.die.faults._images import (
+    ERASED,
+    codes_for,
+    every_value_images,
+    random_codes,
+    start_images,
+)
 from fairdie.subjects.die.faults._rig import Write, Written
 from fairdie.subjects.die.faults._target import Target
 from fairdie.subjects.die.faults._verdict import Expect
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
-__all__ = ["plan_g1", "plan_g2", "plan_g3", "plan_g4", "run_g1", "run_g2", "run_g3", "run_g4"]
+__all__ = [
+    "QUICK_TORN",
+    "plan_g1",
+    "plan_g2",
+    "plan_g3",
+    "plan_g4",
+    "run_g1",
+    "run_g2",
+    "run_g3",
+    "run_g4",
+]
 
 PRESS_S = 0.1  #: a press: long enough for the save and the face
 CLEAR_S = 10.05  #: a press held past the clear
 _QUICK_TORN = 8  #: torn values per write in the quick tier: old, new, 00, ff and random
+#: the quick tier's torn values, as its report states them
+QUICK_TORN = (
+    "G1 cuts every write of the presses from an erased chip and across the ring's wrap"
+    " (the seed's counters: a rebase) with all 256 torn values; every other write of G1"
+    f" and G3 with {_QUICK_TORN} (old, new, 00, ff and {_QUICK_TORN - 4} seeded)"
+)
 _QUICK_LANDS = 4  #: wrong addresses per write in the quick tier (the detector off)
 
 
-def _torn_values(wr: Write, quick: bool, rng: random.Random) -> Sequence[int]:
-    if not quick:
+def _torn_values(wr: Write, every: bool, rng: random.Random) -> Sequence[int]:
+    if every:
         return EVERY_VALUE
     values = {wr.old, wr.new, 0x00, 0xFF}
     while len(values) < _QUICK_TORN:
@@ -48,7 +72,9 @@ def _torn_values(wr: Write, quick: bool, rng: random.Random) -> Sequence[int]:
     return sorted(values)
 
 
-def _outcomes(work: Work, image: bytes, seed: int, every: bool) -> list[tuple[int, list[int]]]:
+def _outcomes(
+    work: Work, image: bytes, seed: int, every: bool
+) -> list[tuple[int, tuple[int, ...]]]:
     """``(face, codes)`` for each face a press from ``image`` can roll (only
     the first found unless ``every``)."""
     state = work.model.state(image)
@@ -85,26 +111,27 @@ def _cut_writes(
     expect: Expect,
     codes: Sequence[int],
     *,
-    quick: bool,
+    every: bool,
     judge: bool = True,
     misexecute: bool = True,
 ) -> list[bytes]:
-    """Cut each write of ``w`` as it starts, with each torn value, and (the
-    detector off, ``misexecute``) landed at each wrong address: the images."""
-    rig, images = work.rig, []
+    """Cut each write of ``w`` as it starts, with each torn value (all 256 if
+    ``every``, else a sample), and (the detector off, ``misexecute``) landed
+    at each wrong address (a sample unless ``every``): the images."""
+    images = []
     rng = random.Random(len(w.writes))
     for wr in w.writes:
         lit = w.lit is not None and w.lit <= wr.cycle
-        cuts: list[tuple[int | None, int | None]] = [
-            (v, None) for v in _torn_values(wr, quick, rng)
-        ]
-        if misexecute and rig.misexecutes:
+        values = _torn_values(wr, every, rng)
+        cuts: list[tuple[int | None, int | None]] = [(v, None) for v in values]
+        if misexecute and work.rig.misexecutes:
             lands = wrong_addresses(
-                wr.address, rig.footprint, rng=rng, count=_QUICK_LANDS if quick else None
+                wr.address, work.rig.footprint, rng=rng, count=None if every else _QUICK_LANDS
             )
             cuts += [(None, a) for a in lands]
+        work.out.cut_write(len(values))
         for v, land in cuts:
-            image = rig.cut(wr, v, land)
+            image = work.cut(wr, v, land)
             if judge:
                 here = step(wr.cycle - w.start, v, land)
                 work.judge(expect, image, lit=lit, replay=(w.before, codes, [here]))
@@ -120,12 +147,19 @@ def _thin(items: list[tuple[str, bytes]], quick: bool, keep: int = 6) -> list[tu
 
 
 def plan_g1(target: Target, quick: bool, seed: int) -> list[Unit]:
-    images = _thin(start_images(rig_for(target).model, seed=seed), quick)
-    return [Unit("G1", target, (name, im, quick, seed + i)) for i, (name, im) in enumerate(images)]
+    model = rig_for(target).model
+    images = start_images(model, seed=seed)
+    exhaustive = every_value_images(model)
+    chosen = _thin(images, quick)
+    chosen += [(n, i) for n, i in images if n in exhaustive and (n, i) not in chosen]
+    return [
+        Unit("G1", target, (name, im, quick, not quick or name in exhaustive, seed + i))
+        for i, (name, im) in enumerate(chosen)
+    ]
 
 
 def run_g1(work: Work) -> None:
-    _, image, quick, seed = work.unit.args
+    _, image, quick, every, seed = work.unit.args
     outcomes = _outcomes(work, image, seed, every=not quick)
     for n, (_, codes) in enumerate(outcomes):
         for hold in (PRESS_S, CLEAR_S) if n == 0 else (PRESS_S,):
@@ -133,7 +167,7 @@ def run_g1(work: Work) -> None:
             work.out.presses += 1
             expect = Expect(work.model, image, codes)
             _check_press(work, w, expect, codes, hold)
-            for cut in _cut_writes(work, w, expect, codes, quick=quick):
+            for cut in _cut_writes(work, w, expect, codes, every=every):
                 work.boot(cut)
     work.out.figure("start_images", 1)
     work.out.figure("outcomes", len(outcomes))
@@ -162,7 +196,8 @@ def run_g2(work: Work) -> None:
     work.out.presses += 1
     reached: dict[bytes, int] = {}
     for cut in timeline.cuts:
-        work.out.cuts += cut.span - 1  # a cut stands for its span; judge counts one
+        work.out.cuts += 1  # simulated; the cycles it stands for are covered
+        work.out.cycles_covered += cut.span
         work.judge(
             expect, cut.image, lit=cut.lit, replay=(image, codes, [step(cut.cycle, cut.torn)])
         )
@@ -172,7 +207,7 @@ def run_g2(work: Work) -> None:
     g1 = {
         image,
         w.after,
-        *_cut_writes(work, w, expect, codes, quick=False, judge=False, misexecute=False),
+        *_cut_writes(work, w, expect, codes, every=True, judge=False, misexecute=False),
     }
     outside = [im for im in reached if im not in g1]
     for im in outside[:3]:
@@ -194,8 +229,6 @@ def run_g2(work: Work) -> None:
         )
     for im in reached:
         work.boot(im)
-    work.out.figure("cycles", sum(c.span for c in timeline.cuts))
-    work.out.figure("cycles_stepped", len(timeline.cuts))
     work.out.figure("images_outside_g1", len(outside))
 
 
@@ -225,8 +258,9 @@ def run_g3(work: Work) -> None:
     lit = w.lit is not None and w.lit <= first.cycle
     expect = Expect(work.model, image, codes)
     rng = random.Random(seed)
-    values = _torn_values(first, quick, rng)
-    firsts = {v: rig.cut(first, v) for v in values}
+    values = _torn_values(first, not quick, rng)
+    work.out.cut_write(len(values))
+    firsts = {v: work.cut(first, v) for v in values}
     for v, cut in firsts.items():
         step1 = step(first.cycle - w.start, v)
         if not work.judge(expect, cut, lit=lit, replay=(image, codes, [step1])):
@@ -239,8 +273,10 @@ def run_g3(work: Work) -> None:
         _check_press(work, w2, expect2, codes, PRESS_S)
         for wr in w2.writes:
             lit2 = w2.lit is not None and w2.lit <= wr.cycle
-            for v2 in _torn_values(wr, quick, rng):
-                second = rig.cut(wr, v2)
+            values2 = _torn_values(wr, not quick, rng)
+            work.out.cut_write(len(values2))
+            for v2 in values2:
+                second = work.cut(wr, v2)
                 work.judge(
                     expect2,
                     second,
@@ -287,7 +323,7 @@ def run_g4(work: Work) -> None:
     image = ERASED if shard % 2 == 0 else rng.randbytes(64)
     for _ in range(presses):
         kind = _soak_kind(rng)
-        codes = [rng.randrange(1024) for _ in range(model.reads)]
+        codes = random_codes(model, rng, rig.host)
         expect = Expect(model, image, codes)
         hold = {
             "short": rng.uniform(0.0005, 0.004),
@@ -295,7 +331,7 @@ def run_g4(work: Work) -> None:
             "held": rng.uniform(0.1, 9.9),
             "clear": CLEAR_S,
         }.get(kind, PRESS_S)
-        w = rig.press(image, codes, hold)
+        w = rig.press(image, codes, hold, stop=kind in ("write", "clear"))
         work.out.presses += 1
         work.out.booted(image)
         work.out.figure("hold_s_max", hold)
@@ -314,7 +350,8 @@ def run_g4(work: Work) -> None:
                 if rig.misexecutes and rng.random() < 0.5:  # the detector off
                     land = rng.choice(wrong_addresses(wr.address, rig.footprint))
                     work.out.figure("cuts_misexecuted", 1)
-                cut = rig.cut(wr, torn, land)
+                cut = work.cut(wr, torn, land)
+                work.out.cut_write(1)
                 work.judge(
                     expect,
                     cut,

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fairdie.noise import ADC_MAX
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import press_step, step
-from fairdie.subjects.die.faults._images import ERASED, start_images, walk
+from fairdie.subjects.die.faults._images import ERASED, random_codes, start_images, walk
 from fairdie.subjects.die.faults._rig import Target
 from fairdie.subjects.die.faults._verdict import judge_press
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die._model_host import HostModel
 
 __all__ = [
     "RECOVERY_BOUND",
@@ -177,16 +179,21 @@ class Recovery:
     last: tuple[bytes, tuple[int, ...]] | None
 
 
-def recovery(model: DieModel, image: bytes, rng: random.Random) -> Recovery:
+def recovery(
+    model: DieModel, image: bytes, rng: random.Random, *, host: HostModel | None = None
+) -> Recovery:
     """Press ``image`` with codes from ``rng`` until RECOVERY_WINDOW presses in
-    a row are kept (or _RECOVERY_LIMIT presses): see the module."""
+    a row are kept (or _RECOVERY_LIMIT presses): see the module. ``host``, the
+    model in C where it has a port, presses (the same, faster); the rule and
+    the reading of each image are the model's own."""
+    press = model.press if host is None else host.press
     state = model.state(image)
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
     for k in range(_RECOVERY_LIMIT):
-        codes = random_codes(model, rng)
+        codes = random_codes(model, rng, host)
         want = model.step(state, codes)[1]
-        after = model.press(image, codes)[1]
+        after = press(image, codes)[1]
         got = model.state(after)
         if got == want:
             run += 1
@@ -198,20 +205,6 @@ def recovery(model: DieModel, image: bytes, rng: random.Random) -> Recovery:
             last = (image, codes)
         image, state = after, got
     return Recovery(_RECOVERY_LIMIT, unkept, last)
-
-
-def random_codes(model: DieModel, rng: random.Random) -> tuple[int, ...]:
-    """Uniform random codes, enough for a press of ``model`` (drawn 64 at a
-    time: a press of the fair die converts 64 of them or a few more)."""
-    codes: tuple[int, ...] = ()
-    while True:
-        word = rng.getrandbits(640)
-        codes += tuple((word >> (10 * i)) & ADC_MAX for i in range(64))
-        try:
-            model.conversions(codes)
-        except ValueError:  # the press would convert more
-            continue
-        return codes
 
 
 def _chip_sample(work: Work, image: bytes, rng: random.Random) -> None:
@@ -226,7 +219,7 @@ def _chip_sample(work: Work, image: bytes, rng: random.Random) -> None:
 def press_as_modelled(work: Work, image: bytes, rng: random.Random) -> bytes | None:
     """A press with random codes that must do what the model does: the image
     it left (None: it did not, a violation)."""
-    codes = random_codes(work.model, rng)
+    codes = random_codes(work.model, rng, work.rig.host)
     w = work.rig.press(image, codes, PRESS_S)
     work.out.presses += 1
     found = judge_press(work.model, image, w.codes, w.shown, w.after)
@@ -243,7 +236,7 @@ def run_g5(work: Work) -> None:
     for index, image in _hostile_images(work.model, work.unit.args):
         work.boot(image)
         rng = random.Random(f"G5/{seed}/codes/{image.hex()}")
-        r = recovery(model, image, rng)
+        r = recovery(model, image, rng, host=work.rig.host)
         work.out.figure("recovery_presses_max", r.presses)
         work.out.figure("unkept_presses", r.unkept)
         work.out.figure("images_recovering", 1 if r.unkept else 0)

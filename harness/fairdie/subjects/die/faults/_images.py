@@ -11,12 +11,20 @@ bytes), as a chip updated to this firmware holds them.
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from fairdie.noise import ADC_MAX
 from fairdie.subjects.die import _fair, _ring
 from fairdie.subjects.die._models import DieModel
 
-__all__ = ["ERASED", "codes_for", "start_images", "walk"]
+if TYPE_CHECKING:
+    from fairdie.subjects.die._model_host import HostModel
+
+__all__ = ["ERASED", "codes_for", "every_value_images", "random_codes", "start_images", "walk"]
 
 ERASED = b"\xff" * 64
 
@@ -54,13 +62,40 @@ _FAIR_TABLES = (
 _FAIR_POOLS = (1, 0xFFF, 0x800, 0)
 
 
-def codes_for(model: DieModel, state: bytes, face: int, rng: random.Random) -> list[int] | None:
+#: per model, the starting image whose next press crosses the storage's edge:
+#: the fair ring's wrap (a whole lap written, the next save goes to slot 0 of
+#: the next lap), the seed's rebase (a counter at 255)
+_EDGE = {"fair": f"{_ring.SLOTS} presses", "seed": f"counts {list(_SEED_EDGES[0])}"}
+
+
+def every_value_images(model: DieModel) -> tuple[str, ...]:
+    """The starting images whose presses the quick tier cuts with every torn
+    value: an erased chip, and the press across the storage's edge."""
+    edge = _EDGE.get(model.name)
+    return ("erased",) if edge is None else ("erased", edge)
+
+
+def codes_for(
+    model: DieModel, state: bytes, face: int, rng: random.Random
+) -> tuple[int, ...] | None:
     """Codes that make a press from ``state`` show ``face`` (None: none found)."""
     for _ in range(400):
-        codes = [rng.randrange(1024) for _ in range(model.reads)]
+        codes = random_codes(model, rng)
         if model.step(state, codes)[0] == face:
             return codes
     return None
+
+
+def random_codes(
+    model: DieModel, rng: random.Random, host: HostModel | None = None
+) -> tuple[int, ...]:
+    """Uniform random codes, as many as a press of ``model`` converts from
+    them (counted by ``host``, the model in C, where it has a port)."""
+    # the low 10 bits of random little-endian 16-bit words, the most a press converts
+    words = np.frombuffer(rng.randbytes(2 * model.reads), dtype="<u2") & ADC_MAX
+    drawn = array("H", words.astype(np.uint16).tobytes())
+    n = model.conversions(drawn) if host is None else host.digest(drawn)[1]
+    return tuple(drawn[:n])
 
 
 def walk(model: DieModel, presses: int, seed: int) -> list[bytes]:

@@ -17,17 +17,26 @@ KEEP = 50
 @dataclass
 class Outcome:
     campaign: str
-    cuts: int = 0  #: fault points tried
+    cuts: int = 0  #: power cuts simulated (each leaves the byte in flight at a torn value)
+    #: cycles of the runs cut at every cycle: each cut, or covered by a cut that stands for it
+    cycles_covered: int = 0
     presses: int = 0  #: presses emulated
     images: set[bytes] = field(default_factory=set)  #: digests of the images booted
     violations: list[Violation] = field(default_factory=list)
     violation_count: int = 0
+    #: torn values tried per write -> the writes cut with that many
+    torn: dict[int, int] = field(default_factory=dict)
     #: campaign figures: a key ending in ``_max`` merges by max, ``_min`` by min, others add up
     figures: dict[str, float] = field(default_factory=dict)
-    seconds: float = 0.0
+    seconds: float = 0.0  #: wall time of its units, summed
+    cpu_seconds: float = 0.0  #: CPU time of its units, summed
 
     def booted(self, image: bytes) -> None:
         self.images.add(hashlib.blake2b(image, digest_size=8).digest())
+
+    def cut_write(self, values: int) -> None:
+        """A write was cut with ``values`` torn values (each one a cut)."""
+        self.torn[values] = self.torn.get(values, 0) + 1
 
     def violate(self, violation: Violation) -> None:
         self.violation_count += 1
@@ -47,6 +56,9 @@ class Outcome:
 
     def merge(self, other: Outcome) -> None:
         self.cuts += other.cuts
+        self.cycles_covered += other.cycles_covered
+        for n, writes in other.torn.items():
+            self.torn[n] = self.torn.get(n, 0) + writes
         self.presses += other.presses
         self.images |= other.images
         self.violation_count += other.violation_count
@@ -58,6 +70,10 @@ class Outcome:
         return {
             "campaign": self.campaign,
             "cuts": self.cuts,
+            "cycles_covered": self.cycles_covered,
+            "torn_values_per_write": {
+                str(n): w for n, w in sorted(self.torn.items(), reverse=True)
+            },
             "presses": self.presses,
             "images": len(self.images),
             "violations": self.violation_count,
@@ -66,4 +82,5 @@ class Outcome:
                 k: round(v, 6) if isinstance(v, float) else v for k, v in self.figures.items()
             },
             "seconds": round(self.seconds, 2),
+            "cpu_seconds": round(self.cpu_seconds, 2),
         }

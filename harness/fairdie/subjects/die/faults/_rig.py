@@ -19,6 +19,7 @@ from fairdie import campaigns
 from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
+from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import HEALTHY_CODES, DieModel
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
 
@@ -74,6 +75,8 @@ class Rig:
                 " (a board whose firmware target names one)"
             )
         self.model: DieModel = self.die.model
+        #: the model in C where it has a port: the same presses, faster (None: none)
+        self.host = host_model(self.model)
         self.chip = self.die.chip
         self.size = self.chip.eeprom_size
         self._vcc = self.chip.vcc_mv
@@ -116,11 +119,19 @@ class Rig:
         lit = self.die.first_lit()  # a power-off keeps the cycle the first LED lit
         return Cut(chip.cycle - start, 1, left, lit is not None, torn)
 
-    def press(self, image: bytes, codes: Sequence[int], hold_s: float) -> Written:
-        """Press from ``image`` for ``hold_s``, stopping at each write."""
+    def press(
+        self, image: bytes, codes: Sequence[int], hold_s: float, *, stop: bool = True
+    ) -> Written:
+        """Press from ``image`` for ``hold_s``, stopping at each write (with
+        ``stop`` False, straight through: no writes to cut in)."""
         chip = self.chip
         self._start(image, codes)
-        writes = campaigns.stop_at_writes(chip, to_cycle=chip.cycle + chip.cycles_for(hold_s))
+        end = chip.cycle + chip.cycles_for(hold_s)
+        writes: tuple[Write, ...] = ()
+        if stop:
+            writes = campaigns.stop_at_writes(chip, to_cycle=end)
+        else:
+            chip.run(to_cycle=end)
         shown = steady_symbol(self.die, self.die.faces, from_power_on=True)
         written = Written(
             before=image,

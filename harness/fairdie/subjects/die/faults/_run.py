@@ -33,11 +33,19 @@ CAMPAIGNS: dict[str, tuple[Planner, Runner, str]] = {
 }
 
 
+#: the full tier's torn values, as its report states them
+_FULL_TORN = (
+    "G1 and G3 cut every write with all 256 torn values; G2 leaves the byte in flight as the"
+    " physics says at each cycle, G4 at a seeded point of the write"
+)
+
+
 def _run_unit(unit: Unit) -> Outcome:
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), time.process_time()
     work = Work(unit)
     CAMPAIGNS[unit.campaign][1](work)
     work.out.seconds = time.perf_counter() - t0
+    work.out.cpu_seconds = time.process_time() - cpu
     return work.out
 
 
@@ -48,11 +56,23 @@ class Report:
     seed: int
     outcomes: dict[str, Outcome]
     seconds: float
-    brown_out: dict[str, object] | None = None  #: the fuses and what the cuts modelled
+    brown_out: dict[str, object] | None = None
+    #: CPU seconds the calling process spent planning the units and merging their outcomes
+    parent_cpu_seconds: float = 0.0  #: the fuses and what the cuts modelled
 
     @property
     def violations(self) -> int:
         return sum(o.violation_count for o in self.outcomes.values())
+
+    def torn_per_write(self) -> str:
+        """The writes cut, by torn values tried in each ("torn values per write:
+        256 at 54, 8 at 115 writes")."""
+        torn: dict[int, int] = {}
+        for o in self.outcomes.values():
+            for n, writes in o.torn.items():
+                torn[n] = torn.get(n, 0) + writes
+        parts = [f"{n} at {w:,}" for n, w in sorted(torn.items(), reverse=True)]
+        return f"torn values per write: {', '.join(parts)} writes" if parts else "no write cut"
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -61,6 +81,8 @@ class Report:
             "tier": "quick" if self.quick else "full",
             "seed": self.seed,
             "cuts": sum(o.cuts for o in self.outcomes.values()),
+            "cycles_covered": sum(o.cycles_covered for o in self.outcomes.values()),
+            "torn_values": _cuts.QUICK_TORN if self.quick else _FULL_TORN,
             "images": sum(len(o.images) for o in self.outcomes.values()),
             "presses": sum(o.presses for o in self.outcomes.values()),
             "violations": self.violations,
@@ -68,6 +90,9 @@ class Report:
             "campaigns": {k: o.as_json() for k, o in self.outcomes.items()},
             "brown_out": self.brown_out,
             "seconds": round(self.seconds, 2),
+            # CPU time: the units' (summed over the processes that ran them) and the parent's
+            "cpu_seconds": round(sum(o.cpu_seconds for o in self.outcomes.values()), 2),
+            "parent_cpu_seconds": round(self.parent_cpu_seconds, 2),
         }
 
 
@@ -86,20 +111,25 @@ def run_faults(
     unknown = [c for c in campaigns if c not in CAMPAIGNS]
     if unknown:
         raise FaultsError(f"no campaign {unknown[0]!r} (campaigns: {', '.join(CAMPAIGNS)}, all)")
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), time.process_time()
     # the setup made once, here: every unit carries it to its worker
     target = (target or Target()).resolved()
     rig = rig_for(target)  # a target with no model fails here, before any work
     units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
     outcomes = {c: Outcome(c) for c in campaigns}
+    parent = time.process_time() - cpu  # planning, then merging each outcome
     for done, out in enumerate(
         map_work(_run_unit, units, jobs=jobs, scheduler=scheduler, error=FaultsError), 1
     ):
+        cpu = time.process_time()
         outcomes[out.campaign].merge(out)
         outcomes[out.campaign].seconds += out.seconds
+        outcomes[out.campaign].cpu_seconds += out.cpu_seconds
+        parent += time.process_time() - cpu
         if progress is not None:
             progress(done, len(units))
-    return Report(target, quick, seed, outcomes, time.perf_counter() - t0, _brown_out(rig))
+    seconds = time.perf_counter() - t0
+    return Report(target, quick, seed, outcomes, seconds, _brown_out(rig), parent)
 
 
 def _brown_out(rig: Rig) -> dict[str, object]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from fairdie.subjects.die._models import DieModel, conversion_mismatch
@@ -44,8 +45,17 @@ class Expect:
         self.model = model
         self.s0 = model.state(before)
         self.face, self.s1 = model.step(self.s0, codes)
-        self.image = model.press(before, codes)[1]
-        self.s2 = model.state(model.cleared(self.image))
+        self._before, self._codes = before, codes
+
+    @cached_property
+    def image(self) -> bytes:
+        """The image the press stores."""
+        return self.model.press(self._before, self._codes)[1]
+
+    @cached_property
+    def s2(self) -> bytes:
+        """The state once the press is held past the clear."""
+        return self.model.state(self.model.cleared(self.image))
 
     def judge(self, image: bytes, *, lit: bool) -> tuple[str, str] | None:
         """``(invariant, detail)`` if ``image``, left by a cut before the face

@@ -7,11 +7,13 @@ byte at most once per lap of its 10 slots; the seed's six counters, written
 in place, do not last).
 
 Each noise model (the lab's, by the same names and seeds as ``fairdie lab
-campaign``) is pressed at model speed: the writes of a press are the bytes
-its image after differs in (a firmware that skips unchanged bytes, as
-``eeprom_update_byte`` does, writes exactly those). The first presses of
-each noise also run on the chip, which must start a write at exactly those
-addresses, press by press ("model" violation otherwise).
+campaign``) is pressed at model speed, by the model in C where it has a
+port: the writes of a press are the bytes its image after differs in (a
+firmware that skips unchanged bytes, as ``eeprom_update_byte`` does, writes
+exactly those). The first presses of each noise also run on the chip, which
+must start a write at exactly those addresses, press by press, and the
+Python model and the lab's reader, conversion by conversion, must give the
+same codes and image ("model" violation otherwise).
 
 A campaign's presses are cut into chunks, each a chain of its own from an
 erased chip over its share of the noise's presses (press k reads the
@@ -22,23 +24,23 @@ so the merged projection is never above the one the whole run would give.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from array import array
+from collections.abc import Sequence
 from typing import Any
 
-from fairdie.subjects.die._models import DieModel
+import numpy as np
+
+from fairdie.noise import code_for_mv
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED
 from fairdie.subjects.die.faults._rig import Target
 from fairdie.subjects.die.faults._work import Unit, Work
-from fairdie.subjects.die.lab._campaign import (
-    Campaign,
-    PressReader,
-    campaign_noise,
-    conversion_instants,
-)
+from fairdie.subjects.die.lab._adversary import TRIES, Adversary, menu_key
+from fairdie.subjects.die.lab._campaign import Campaign, campaign_noise
+from fairdie.subjects.die.lab._presses import PressReader, conversion_instants
 
-__all__ = ["LIFE_GOAL", "WEAR_NOISES", "WRITE_CYCLES", "FaceFirst", "plan_g7", "run_g7"]
+__all__ = ["LIFE_GOAL", "WEAR_NOISES", "WRITE_CYCLES", "plan_g7", "run_g7"]
 
 #: erase/write cycles an EEPROM byte endures (ATtiny13A datasheet: 100 000)
 WRITE_CYCLES = 100_000
@@ -79,54 +81,54 @@ def plan_g7(target: Target, quick: bool, seed: int, presses: int | None = None) 
     ]
 
 
-class FaceFirst:
-    """A die model whose :meth:`press` gives the face of a press and the image
-    unchanged, from the state it decodes once per image: all the adversary
-    asks of a model (it tries a dozen presses per press), at half the cost.
-    Everything else is the wrapped model's."""
+class _Presses:
+    """Press ``k``'s codes under a noise, and what a press does, by the model
+    in C (fairdie.subjects.die._model_host) where it has a port: a seeded
+    noise's values for the whole press in one call (``press_values``), the
+    adversary's choice made in C from the same menus. Otherwise, and for a
+    noise that reads a clock, the lab's reader, conversion by conversion
+    (:meth:`slow`, also the yardstick the chip-checked presses hold the
+    fast way to)."""
 
-    def __init__(self, model: DieModel) -> None:
-        self.model = model
-        self._image = b""
-        self._state = b""
+    def __init__(self, work: Work, spec: str, seed: int, presses: int) -> None:
+        model, vcc = work.model, work.rig.chip.vcc_mv
+        campaign = Campaign(presses=presses, noise=spec, seed=seed, board=work.target.board)
+        self.model, self.seed = model, seed
+        self.noise: Any = campaign_noise(campaign, model, vcc)
+        self.channel, instants = _instants(work)
+        self.reader = PressReader(self.noise, model, self.channel, instants, int(vcc))
+        self.host = work.rig.host
+        self.adversary = self.host is not None and isinstance(self.noise, Adversary)
+        self.bulk = (
+            self.host is not None
+            and hasattr(self.noise, "press_values")
+            and not hasattr(self.noise, "bind_clock")
+        )
+        self._codes = np.array([code_for_mv(mv, int(vcc)) for mv in range(int(vcc) + 1)])
 
-    @property
-    def name(self) -> str:
-        return self.model.name
+    def codes(self, k: int, image: bytes) -> tuple[int, ...]:
+        """The codes press ``k`` from ``image`` converts."""
+        if self.host is None or not (self.bulk or self.adversary):
+            return self.slow(k, image)
+        if self.adversary:
+            read = self.host.adversary(image, menu_key(self.seed, k), TRIES)
+        else:
+            mv = self.noise.press_values(k, self.model.reads, self.channel)
+            # as the chip converts: whole millivolts, then the code (PressReader)
+            whole = np.clip(np.rint(mv), 0, len(self._codes) - 1).astype(np.intp)
+            read = array("H", self._codes[whole].astype(np.uint16).tobytes())
+        return tuple(read[: self.host.digest(read)[1]])
 
-    @property
-    def reads(self) -> int:
-        return self.model.reads
+    def slow(self, k: int, image: bytes) -> tuple[int, ...]:
+        """The codes as the lab reads them, conversion by conversion."""
+        self.noise.seek(k)
+        prepare = getattr(self.noise, "prepare", None)
+        if prepare is not None:
+            prepare(image)
+        return tuple(self.reader.codes())
 
-    @property
-    def footprint(self) -> range:
-        return self.model.footprint
-
-    def table(self, image: bytes) -> tuple[int, ...]:
-        return self.model.table(image)
-
-    def state(self, image: bytes) -> bytes:
-        if image != self._image:
-            self._image, self._state = image, self.model.state(image)
-        return self._state
-
-    def conversions(self, codes: Iterable[int]) -> int:
-        return self.model.conversions(codes)
-
-    def step(self, state: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
-        return self.model.step(state, codes)
-
-    def press(self, image: bytes, codes: Iterable[int]) -> tuple[int | None, bytes]:
-        return self.model.step(self.state(image), codes)[0], image
-
-    def cleared(self, image: bytes) -> bytes:
-        return self.model.cleared(image)
-
-    def forcing(self, face: int) -> tuple[bytes, tuple[int, ...]]:
-        return self.model.forcing(face)
-
-    def with_table(self, table: Sequence[int]) -> bytes:
-        return self.model.with_table(table)
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
+        return (self.host or self.model).press(image, codes)
 
 
 def _instants(work: Work) -> tuple[int, list[float]]:
@@ -150,21 +152,13 @@ def _written(before: bytes, after: bytes) -> list[int]:
 def run_g7(work: Work) -> None:
     label, spec, first, presses, chip_presses, seed = work.unit.args
     rig, model = work.rig, work.model
-    vcc = rig.chip.vcc_mv
-    campaign = Campaign(presses=first + presses, noise=spec, seed=seed, board=work.target.board)
-    noise: Any = campaign_noise(campaign, FaceFirst(model), vcc)
-    channel, instants = _instants(work)
-    reader = PressReader(noise, model, channel, instants, int(vcc))
-    prepare = getattr(noise, "prepare", None)
+    read = _Presses(work, spec, seed, first + presses)
     counts = [0] * rig.size
     image = ERASED
     mismatches = 0
     for k in range(first, first + presses):
-        noise.seek(k)
-        if prepare is not None:
-            prepare(image)
-        codes = reader.codes()
-        face, after = model.press(image, codes)
+        codes = read.codes(k, image)
+        face, after = read.press(image, codes)
         written = _written(image, after)
         for a in written:
             counts[a] += 1
@@ -172,13 +166,22 @@ def run_g7(work: Work) -> None:
             w = rig.press(image, codes, PRESS_S)
             work.out.presses += 1
             chip = sorted(wr.address for wr in w.writes)
-            if (w.face, w.after, chip) != (face, after, written):
+            # the chip, the model in Python and the lab's reading agree with the fast way
+            slow = read.slow(k, image)
+            if (w.face, w.after, chip, model.press(image, slow), slow) != (
+                face,
+                after,
+                written,
+                (face, after),
+                codes,
+            ):
                 mismatches += 1
                 work.violate(
                     (
                         "model",
                         f"under {label} noise the chip showed {w.face}, stored {w.after.hex()}"
-                        f" and wrote bytes {chip}; its model {face}, {after.hex()} and {written}",
+                        f" and wrote bytes {chip}; its model {face}, {after.hex()} and {written}"
+                        + ("" if slow == codes else f"; the lab reads codes {slow}"),
                     ),
                     work.replay(image, codes, [step(w.end - w.start, None)]),
                 )

@@ -8,7 +8,7 @@ from typing import Any
 
 from fairdie.subjects.die.faults._ids import replay_id, unit_step
 from fairdie.subjects.die.faults._outcome import Outcome
-from fairdie.subjects.die.faults._rig import Boot, Rig, Target
+from fairdie.subjects.die.faults._rig import Boot, Rig, Target, Write
 from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
 
 __all__ = ["Unit", "Work", "rig_for"]
@@ -63,12 +63,16 @@ class Work:
         replay: tuple[bytes, Sequence[int], list[str]],
     ) -> bool:
         """Judge a cut's image (I1, I2); False if it broke one."""
-        self.out.cuts += 1
         found = expect.judge(image, lit=lit)
         if found is not None:
             self.violate(found, self.replay(*replay))
             return False
         return True
+
+    def cut(self, write: Write, torn: int | None, land: int | None = None) -> bytes:
+        """A power cut as ``write`` has just started (:meth:`Rig.cut`), counted."""
+        self.out.cuts += 1
+        return self.rig.cut(write, torn, land)
 
     def boot(self, image: bytes) -> None:
         """Boot ``image`` once per process (I4)."""
