@@ -389,12 +389,21 @@ def test_a_range_step_runs_an_interrupt_whole_unless_it_breaks_inside():
 # ---- the command line ------------------------------------------------------------------
 
 
+def _sigint_as_from_a_terminal() -> None:
+    """A child inherits an ignored or blocked SIGINT (Python then installs no
+    KeyboardInterrupt for it), as some of the test process's libraries may leave it:
+    start the command as a terminal would, with SIGINT at its default and unblocked."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def test_cli_listens_on_loopback_and_says_how_to_connect():
     proc = subprocess.Popen(
         [sys.executable, "-m", "fairdie.cli", "debug", "--board", "die-direct", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_sigint_as_from_a_terminal,
     )
     try:
         assert proc.stdout is not None
