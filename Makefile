@@ -83,9 +83,9 @@ firmware: $(STAMP) ## build the die's variants (direct, charlieplex, seed) and p
 	$(VPY) -m fairdie.toolchain --target die_t13a --variant charlieplex
 	$(VPY) -m fairdie.toolchain --target die_t13a --variant seed
 
-bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
-	$(VENV)/bin/fairdie bench
-	$(VENV)/bin/fairdie bench --json
+bench: $(STAMP) ## simulator speed benchmark: one run, a table here and its JSON in out/bench.json
+	@mkdir -p out
+	$(VENV)/bin/fairdie bench --json-out out/bench.json
 
 campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
 	@mkdir -p out
