@@ -151,6 +151,36 @@ def test_a_firmware_without_elf_or_with_another_elf(cov_c: Any, tmp_path: Path) 
         analyse(CoverageSet([gone]))
 
 
+@pytest.mark.parametrize("link_debug", [True, False])
+def test_an_lto_build_maps_when_linked_with_debug_info(tmp_path: Path, link_debug: bool) -> None:
+    """With -flto the code is compiled at link time: -g must be given there too.
+    Then it maps as any build (by absolute paths: the folder is not renamed at
+    link time); without it, its code is listed by symbol, without lines."""
+    from fairdie.toolchain import build
+
+    folder = tmp_path / "cov_lto"
+    shutil.copytree(TEST_FIRMWARE / "cov_c", folder)
+    ld = '["-flto", "-Os", "-gdwarf-4"]' if link_debug else '["-flto", "-Os"]'
+    toml = folder / "target.toml"
+    toml.write_text(
+        toml.read_text().replace(
+            "werror = true", f'werror = true\ncflags = ["-flto"]\nldflags = {ld}'
+        )
+    )
+    b = build(folder, cache_dir=tmp_path / "cache")
+    rep = analyse(CoverageSet([coverage_of(b, dict.fromkeys(span(b, "decide"), 1), {})]))
+    regions = {r.name: r for r in rep.unmapped}
+    if link_debug:
+        main = file_named(rep, str((folder / "main.c").resolve()))
+        assert main.source == (folder / "main.c").resolve()
+        assert main.functions["decide"].hits == 1 and main.functions["never_called"].hits == 0
+        assert "never_called" not in regions
+    else:
+        assert rep.files == []
+        assert regions["decide"].entered == 1 and regions["decide"].executed > 0
+        assert regions["never_called"].executed == 0
+
+
 @pytest.fixture(scope="module")
 def both(build_test_firmware: Callable[..., Any]) -> CoverageSet:
     """cov_c with main and decide run, cov_asm with its loop run."""
