@@ -298,3 +298,15 @@ def test_cli_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a fairdie coverage file" in err
     assert not (tmp_path / "x.info").exists()
+
+
+def test_cli_unwritable_output_is_one_line(
+    both: CoverageSet, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    saved = tmp_path / "c.json"
+    both.save(saved)
+    (tmp_path / "file").write_text("")
+    for option, target in (("--lcov", "no/such/dir/x.info"), ("--html", "file")):
+        assert cov_main(["report", str(saved), option, str(tmp_path / target)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("fairdie: error: cannot ")
