@@ -39,6 +39,7 @@ from ._build import (
     Flags,
     build,
     compile_flags,
+    hex_images,
     simavr_include_dir,
 )
 from ._cache import default_cache_dir
@@ -74,6 +75,7 @@ __all__ = [
     "elf_sections",
     "firmware_dir",
     "format_build",
+    "hex_images",
     "load_target",
     "resolve_target",
     "run_build_command",

@@ -47,7 +47,8 @@ from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 if TYPE_CHECKING:
     from fairdie.verify._candidate import Candidate
     from fairdie.verify._energy import Energy, Part, estimate, estimate_run
-    from fairdie.verify._report import pyplot, save_figure, write_report
+    from fairdie.verify._plots import pyplot, save_figure
+    from fairdie.verify._report import write_report
     from fairdie.verify._run import Verdict, all_checks, verify
     from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline, record_run
 
@@ -94,8 +95,8 @@ _LAZY = {
     "Part": "_energy",
     "estimate": "_energy",
     "estimate_run": "_energy",
-    "pyplot": "_report",
-    "save_figure": "_report",
+    "pyplot": "_plots",
+    "save_figure": "_plots",
     "write_report": "_report",
     "Verdict": "_run",
     "all_checks": "_run",

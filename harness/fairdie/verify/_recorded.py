@@ -55,11 +55,14 @@ def recorded_runs(ctx: Context) -> Runs:
     """The board's scenarios, or a run of :data:`RUN_S` seconds with no input (once)."""
     found = ctx.state.get(_RUNS)
     if isinstance(found, Runs):
+        _link(ctx, found)
         return found
     bd = ctx.c.board
     if bd.scenarios:
         results = scenario_results(ctx)
         devices = [r.device for r in results if r.device is not None]
+        for i, d in enumerate(devices):
+            ctx.add_vcd(d.chip, f"run-{i + 1}.vcd")
         runs = Runs(
             tuple(scenario_timeline(d) for d in devices),
             tuple(f"scenario {f}" for f, r in zip(bd.scenarios, results, strict=True) if r.device),
@@ -68,9 +71,16 @@ def recorded_runs(ctx: Context) -> Runs:
         from fairdie.device import Device
 
         dev = Device(ctx.chip(), bd, seed=ctx.o.seed)
-        runs = Runs((record_run(dev, RUN_S),), (f"{RUN_S:g} s from power-on, no input",))
+        tl = record_run(dev, RUN_S, keep=lambda chip: ctx.add_vcd(chip, "run-1.vcd"))
+        runs = Runs((tl,), (f"{RUN_S:g} s from power-on, no input",))
     ctx.state[_RUNS] = runs
+    _link(ctx, runs)
     return runs
+
+
+def _link(ctx: Context, runs: Runs) -> None:
+    for i, what in enumerate(runs.what):
+        ctx.link_file(f"run-{i + 1}.vcd", f"VCD of the recorded run ({what})")
 
 
 def scenario_timeline(device: Device) -> Timeline:
