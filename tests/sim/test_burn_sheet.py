@@ -195,3 +195,45 @@ def test_a_wrong_face_links_its_vcd_drawing_and_replay(tmp_path: Path, capsys) -
     # it shows what verify saw: no face 4 (a replay of a failure fails too)
     assert rc == 1 and "no valid face in 1 rolls (displays: invalid)" in err
     assert vcd_out.stat().st_size > 0
+
+
+WRONG = """\
+[scenario]
+name = "l0 alone lights after power-on"
+
+[[step]]
+wait = "50ms"
+expect = { leds = ["l0"] }
+"""
+
+
+def test_a_failing_scenario_links_its_vcd_and_replay(tmp_path: Path, capsys) -> None:
+    lightsout = BUTTON_DIE.parent / "lightsout"
+    (tmp_path / "wrong.toml").write_text(WRONG)  # it lights l1 and l3
+    text = (lightsout / "board.toml").read_text()
+    board = tmp_path / "board.toml"
+    board.write_text(text.replace("[board]\n", '[board]\nscenarios = ["wrong.toml"]\n', 1))
+    report = tmp_path / "report"
+    elf = build(lightsout).elf
+    rc, out = verify_json(capsys, str(elf), "--board", str(board), "--report", str(report))
+    assert rc == 1
+    checks = {c["name"]: c for c in out["checks"]}
+    assert checks["scenarios"]["status"] == "fail"
+    links = checks["scenarios"]["evidence"]
+    assert [e["file"] for e in links if e["file"]] == ["scenario-1.vcd"]
+    (replay,) = [e["command"] for e in links if e["command"]]
+    assert replay.startswith("fairdie run ") and "--scenario" in replay
+    assert "$scope module led $end" in (report / "scenario-1.vcd").read_text()
+    # the energy of the recorded run is that scenario's: it links the same VCD
+    assert "scenario-1.vcd" in [e["file"] for e in checks["energy"]["evidence"]]
+    rc, _, err = run(capsys, *shlex.split(replay)[1:])
+    assert rc == 1 and "l0" in err
+
+
+def test_a_firmware_that_cannot_run_on_the_board_gets_no_burn_sheet(capsys) -> None:
+    elf = build(BUTTON_DIE.parent / "m328p").elf
+    rc, out = verify_json(capsys, str(elf), "--board", "die-direct")
+    assert rc == 1 and out["burn"] is None
+    assert "no burn sheet: the firmware cannot run on this board" in out["notes"]
+    rc, text, _ = run(capsys, "verify", str(elf), "--board", "die-direct")
+    assert "avrdude" not in text and "burn sheet" not in text.replace("no burn sheet", "")

@@ -147,6 +147,14 @@ def test_the_default_builds_report_names_the_bytes_it_checked(makers) -> None:
     ((rc, out, err),) = run_lines([[*argv, "--json"]], folder)
     assert rc == 0, err
     assert json.loads(out)["displays"] == ["1"]
+    assert (folder / "face-1-replay.vcd").stat().st_size > 0
+    # the erased chip's replay shows what verify's erased chip showed
+    fresh = re.search(r"an erased chip showed (\d)", page)
+    replay = re.search(r"a press of an erased chip: <code>([^<]+)</code>", page)
+    assert fresh is not None and replay is not None
+    ((rc, out, err),) = run_lines([[*shlex.split(replay.group(1)), "--json"]], folder)
+    assert rc == 0, err
+    assert json.loads(out)["displays"] == [fresh.group(1)]
 
 
 def test_the_report_renders_in_headless_chromium(makers, tmp_path: Path) -> None:

@@ -98,7 +98,7 @@ class BurnSheet:
             out.append(f"  eep    {self.eep_name}: {self.eeprom_bytes} B, sha256 {self.eep_sha256}")
         else:
             out.append("  eep    none (no EEPROM data)")
-        out += [f"  fuses  {fuses} ({self.fuse_source})", f"  burn   {self.avrdude}"]
+        out += [f"  fuses  {fuses}: {self.fuse_source}", f"  burn   {self.avrdude}"]
         return out
 
 

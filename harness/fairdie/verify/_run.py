@@ -194,7 +194,7 @@ def verify(
                 run, reason = _CORE_BY_NAME[check.name], None  # the core's, on this board
             results.append(_one(run, ctx, wanted, reason))
             tick(max(0.0, before + check.weight - done[0]))
-        sheet = burn_sheet(candidate, programmer=programmer, work=Path(tmp), report=report)
+        sheet = _sheet(ctx, programmer, report)
     unmodelled = tuple(ctx.unmodelled())
     notes = list(ctx.notes)
     if unmodelled:
@@ -217,6 +217,18 @@ def verify(
         evidence=ctx.evidence,
         files=ctx.files,
     )
+
+
+def _sheet(ctx: Context, programmer: str, report: Path | None) -> BurnSheet | None:
+    """The burn sheet, or None (and a note why) for a firmware not to burn on this board."""
+    if not ctx.runs:
+        ctx.notes.append("no burn sheet: the firmware cannot run on this board")
+        return None
+    try:
+        return burn_sheet(ctx.c, programmer=programmer, work=ctx.folder, report=report)
+    except FairdieError as e:
+        ctx.notes.append(f"no burn sheet: {e}")
+        return None
 
 
 def total_units(only: Iterable[str] | None = None) -> float:

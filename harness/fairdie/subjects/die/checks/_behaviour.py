@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from fairdie.noise import Codes
 from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die._models import conversion_mismatch
-from fairdie.subjects.die.checks._links import link_face
+from fairdie.subjects.die.checks._links import link_face, link_replay
 from fairdie.subjects.die.checks._model import QUICK_HOLD_S
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.subjects.die.checks._report import RollsReport
@@ -189,6 +189,9 @@ def clear(ctx: Context) -> Result:
         return record_press(die, seconds, keep=st.keeper(f"clear-held-{seconds:g}s.vcd"))
 
     long, short = hold(_CLEAR_HOLD_S), hold(_NO_CLEAR_HOLD_S)
+    for seconds in (_CLEAR_HOLD_S, _NO_CLEAR_HOLD_S):
+        what = f"held {seconds:g} s from face 1's table"
+        link_replay(ctx, what, image, seconds, f"clear-held-{seconds:g}s-replay.vcd")
     every = frozenset(st.die().faces.leds)
     problems = []
     if state(long.after) != cleared:
@@ -214,6 +217,7 @@ def fresh_chip(ctx: Context) -> Result:
     tl = record_press(die, _FRESH_HOLD_S, keep=st.keeper("fresh-chip.vcd", "an erased chip"))
     st.fresh = tl
     st.publish()
+    link_replay(ctx, "a press of an erased chip", None, _FRESH_HOLD_S, "fresh-chip-replay.vcd")
     start = "an erased chip" + (" (with the file's EEPROM image)" if c.file.eeprom else "")
     if not (tl.shown.isdigit() and 1 <= int(tl.shown) <= 6):
         return fail(f"{start} showed {tl.shown}, no face")
