@@ -26,7 +26,9 @@ errors. Our compile flags live in one place (:data:`CFLAGS`,
 the target sits in. Every failure is a
 :class:`fairdie.errors.ToolchainError` with a one-line message.
 Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
-``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]``.
+``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]
+[--out DIR [--force]]``; ``--out`` copies the files to burn out of the cache
+(:mod:`fairdie.toolchain._out`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ board it goes on, and runs, in order:
 - the scenario files the board names (``scenarios`` under ``[board]``).
 
 What the emulation did not model on the chips the checks ran is a note in
-the verdict, not a failure. Every chip is made from one
+the verdict, not a failure. The verdict names the bytes checked and the
+``avrdude`` line that burns them (its burn sheet), and each check's evidence
+(VCDs of its presses or runs, drawings, replay commands). Every chip is made from one
 :class:`~fairdie.device.Setup`. ``fairdie verify`` is the command
 (:func:`verify_main`); ``--report DIR`` writes an HTML page with the plots
 (:func:`write_report`). The energy estimate (:func:`estimate`) works from any

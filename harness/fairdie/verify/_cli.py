@@ -1,14 +1,16 @@
 """``fairdie verify``: check the firmware a maker is about to burn, in emulation.
 
     fairdie verify [FIRMWARE] [--eep FILE] [--board FILE] [--report DIR] [--json]
-                   [--only CHECK[,CHECK...]] [--seed S] [--jobs J] [--scheduler ADDRESS]
+                   [--programmer ID] [--only CHECK[,CHECK...]] [--seed S] [--jobs J]
+                   [--scheduler ADDRESS]
                    [a subject's own options: the die's --presses N, --hold S]
 
 A subject adds its own options (its :class:`~fairdie.verify.Checks`'
 ``options``); ``--help`` lists them under its name. It prints a table
-(check, pass/fail/skipped, a one-line reason) and exits 0 when no check
-failed, 1 when one did, 2 for bad input (one line ``fairdie: error: ...``),
-130 when interrupted.
+(check, pass/fail/skipped, a one-line reason), then the burn sheet
+(:mod:`fairdie.verify._burn`), and exits 0 when no check failed (a skipped
+check does not fail the run), 1 when one did, 2 for bad input (one line
+``fairdie: error: ...``), 130 when interrupted.
 """
 
 from __future__ import annotations
