@@ -84,6 +84,9 @@ def test_build_out_refuses_a_file_it_did_not_write(tmp_path: Path, capsys) -> No
     rc, _, err = run(capsys, "build", "--target", "die_t13a", "--out", str(tmp_path), "--force")
     assert rc == 0, err
     assert sha(hex_file) == sha(build("die_t13a").hex)
+    # a file where the folder should be: one line, nothing written
+    rc, out, err = run(capsys, "build", "--target", "die_t13a", "--out", str(hex_file))
+    assert rc == 2 and out == "" and err == f"fairdie: error: --out {hex_file}: not a folder\n"
 
 
 # ---- verify's burn sheet ------------------------------------------------------------------
