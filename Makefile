@@ -61,7 +61,8 @@ $(STAMP): $(SETUP_INPUTS)
 
 demo: $(STAMP) ## set up if needed, then build, press and verify the die (report in out/verify)
 	$(VENV)/bin/fairdie demo
-	$(VENV)/bin/fairdie verify "$$($(VPY) -m fairdie.toolchain --target die_t13a --json | $(VPY) -c 'import json, sys; print(json.load(sys.stdin)["elf"])')" --report out/verify
+	$(VENV)/bin/fairdie build --target die_t13a --out out/build
+	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
 test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
 	@$(MAKE) lint
