@@ -24,7 +24,8 @@ fi
 python=${PYTHON:-python3}
 
 # AVR toolchain and debugger, simavr (1.6 on Debian bookworm) with its headers and
-# pkg-config file, the host C compiler for the cffi extension, clang-format, and
+# pkg-config file, the host C compiler for the cffi extension, clang-format, lcov
+# (its genhtml reads the coverage tracefiles in the tests), and
 # Chromium, which the tests run headless to render fairdie verify's HTML report.
 wanted=(
     gcc-avr avr-libc binutils-avr gdb-avr
