@@ -90,6 +90,8 @@ static void fd_poll_check(fd_chip *c, uint16_t addr, uint8_t v) {
         return;
     uint64_t passes = (t->when - avr->cycle - 3) / 3 - 1;
     avr->cycle += 3 * passes;
+    if (c->cov)
+        fd_cov_poll(c, pc, passes);
     fd_end_batch(c);
     c->poll_skipped += 3 * passes;
 }
@@ -368,6 +370,7 @@ void fd_run_raw(fd_chip *c, uint64_t deadline, int batch) {
     avr_t *avr = c->avr;
     uint32_t mask = c->trace_mask;
     c->trace_mask = 0;
+    batch = batch && avr->run == avr_callback_run_raw; /* not while coverage records */
     if (batch && deadline > avr->cycle)
         avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
     avr->run_cycle_count = 0;

@@ -1,0 +1,186 @@
+"""Coverage recorded by the engine: counts per flash word and branch outcomes,
+on every path that runs instructions, across snapshots, and free when off."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from fairdie.errors import FairdieError
+from fairdie.sim import Chip, Until, record_chips
+
+CYCLES = 20_000
+
+
+def _at(chip: Chip, name: str) -> int:
+    return chip.firmware.symbols[name].address
+
+
+def _return_address(chip: Chip) -> int:
+    """The byte address an interrupt pushed (ATtiny13A: SPL only)."""
+    sp = chip.read_data(0x5D)[0]
+    hi, lo = chip.read_data(sp + 1, 2)
+    return ((hi << 8) | lo) * 2
+
+
+def test_branches_skips_and_interrupts_between_instructions(make_chip: Callable[..., Chip]) -> None:
+    chip = make_chip("cov_engine", chip_args={"coverage": True})
+    # INT0 is entered right behind the falling-through cpse and the untaken breq
+    entered = set()
+    for _ in range(4):
+        chip.run(CYCLES, until=Until.pc_at("__vector_1"))
+        entered.add(_return_address(chip))
+    assert entered == {_at(chip, "irq_skip") + 2, _at(chip, "irq_branch") + 2}
+    chip.run(CYCLES)
+    cov = chip.coverage()
+    passes = cov.hits[_at(chip, "k0_taken")]
+    assert passes > 100
+    assert cov.branches[_at(chip, "k0_taken")] == (passes, 0)  # breq .+0, Z set
+    assert cov.branches[_at(chip, "k0_fell")] == (0, passes)  # breq .+0, Z clear
+    assert cov.branches[_at(chip, "skip2")] == (passes, 0)  # over a two-word lds
+    assert _at(chip, "skipped") not in cov.hits
+    assert _at(chip, "skipped") + 2 not in cov.hits  # the lds's second word is no instruction
+    for name in ("irq_skip", "irq_branch"):  # fell through, then the interrupt
+        assert cov.branches[_at(chip, name)] == (0, passes)
+    assert cov.hits[_at(chip, "__vector_1")] in (2 * passes, 2 * passes - 1)
+    assert set(cov.branches) == {
+        _at(chip, n) for n in ("k0_taken", "k0_fell", "skip2", "irq_skip", "irq_branch")
+    }
+    assert cov.mcu == "attiny13a" and cov.elf and cov.elf.endswith("cov_engine.elf")
+
+
+def test_a_handler_is_covered_only_when_its_interrupt_fires(
+    make_chip: Callable[..., Chip],
+) -> None:
+    fired = make_chip("cov_engine", chip_args={"coverage": True})
+    quiet = make_chip("cov_engine", COV_IRQ=0, chip_args={"coverage": True})
+    for chip in (fired, quiet):
+        chip.run(CYCLES)
+    assert fired.coverage().hits[_at(fired, "__vector_1")] > 0
+    assert _at(quiet, "__vector_1") not in quiet.coverage().hits
+    assert quiet.coverage().hits[_at(quiet, "k0_taken")] > 0
+
+
+def _run_every_way(make_chip: Callable[..., Chip], name: str, cycles: int) -> list[Any]:
+    """The same cycles through each path that executes instructions."""
+    out = []
+    ways: list[Callable[[Chip], object]] = [
+        lambda c: c.run(cycles),
+        lambda c: c.run_raw(cycles, batch=True),
+        lambda c: c.run_raw(cycles, batch=False),
+        lambda c: c.step_from_python(cycles),
+        lambda c: c.run(cycles, until=Until.pc_at(0x3FE)),  # a PC watched: per instruction
+    ]
+    for way in ways:
+        chip = make_chip(name, chip_args={"coverage": True})
+        way(chip)
+        out.append((chip.cycle, chip.coverage()))
+    debugged = make_chip(name, chip_args={"coverage": True})
+    debugged.set_breakpoints([0x3FE])  # never reached: the debugger's loop all along
+    debugged.run(cycles, until=Until.pc_at(0x3FE))
+    out.append((debugged.cycle, debugged.coverage()))
+    return out
+
+
+def test_every_path_that_runs_instructions_records(make_chip: Callable[..., Chip]) -> None:
+    runs = _run_every_way(make_chip, "cov_engine", CYCLES)
+    cycles = {c for c, _ in runs}
+    assert len(cycles) == 1, cycles
+    first = runs[0][1]
+    assert first.hits and first.branches
+    for _, cov in runs[1:]:
+        assert cov == first
+
+
+def test_a_run_is_the_same_with_coverage_on(make_chip: Callable[..., Chip]) -> None:
+    """Recording changes nothing the firmware sees: cycle, pins, trace, memory."""
+    seen = []
+    for on in (False, True):
+        chip = make_chip("cov_engine", chip_args={"coverage": on})
+        chip.run(CYCLES)
+        seen.append((chip.cycle, chip.pc, chip.read_data(0, 0x60), list(chip.trace.tuples())))
+    assert seen[0] == seen[1]
+
+
+def test_coverage_is_free_and_refused_when_off(make_chip: Callable[..., Chip]) -> None:
+    chip = make_chip("cov_engine")
+    assert not chip.coverage_recording
+    with pytest.raises(FairdieError, match="coverage is off"):
+        chip.coverage()
+    chip.run(1000)
+    chip.coverage_on()
+    chip.coverage_on()  # twice is once
+    assert chip.coverage_recording and not chip.coverage().hits
+    chip.run(1000)
+    assert chip.coverage().hits
+
+
+def test_counts_survive_restore_and_count_each_instruction_run_once(
+    make_chip: Callable[..., Chip],
+) -> None:
+    """A restore neither rolls counts back nor adds the snapshot's past: each
+    instruction the CPU executed counts once, also when it ran after a restore."""
+    chip = make_chip("cov_engine", chip_args={"coverage": True})
+    chip.run(CYCLES)
+    before = chip.coverage()
+    snap = chip.snapshot()
+    chip.run(CYCLES)
+    after_run = chip.coverage()
+    chip.restore(snap)
+    assert chip.coverage() == after_run  # not rolled back
+    chip.run(CYCLES)
+    again = chip.coverage()
+    k0 = _at(chip, "k0_taken")
+    # the same stretch ran twice after the snapshot: its passes count twice
+    assert again.hits[k0] - before.hits[k0] == 2 * (after_run.hits[k0] - before.hits[k0])
+    # a reference chip that ran the stretch once after the same start
+    ref = make_chip("cov_engine", chip_args={"coverage": True})
+    ref.run(2 * CYCLES)
+    assert again.hits[k0] == ref.coverage().hits[k0] + (after_run.hits[k0] - before.hits[k0])
+
+
+def test_coverage_is_the_chips_setting_not_the_snapshots(make_chip: Callable[..., Chip]) -> None:
+    """A snapshot taken with coverage off, restored once it is on, goes on
+    recording; snapshots are the same bytes whether coverage is on or not."""
+    chip = make_chip("cov_engine")
+    chip.run(CYCLES)
+    off = chip.snapshot()
+    chip.coverage_on()
+    ring = 1024 * 16  # the LED history's slots end a snapshot, written only where live
+    assert bytes(chip.snapshot().data)[:-ring] == bytes(off.data)[:-ring]
+    chip.restore(off)
+    chip.run(CYCLES)
+    assert chip.coverage().hits[_at(chip, "k0_taken")] > 100
+
+
+def test_skipped_polling_passes_count_as_run(build_test_firmware: Callable[..., Any]) -> None:
+    """The engine skips whole passes of an EEPE polling loop: they count as
+    if run, so the counts are those of a run that polls pass by pass."""
+    fw = build_test_firmware("eeprom")
+    covs = []
+    for skip in (True, False):
+        chip = Chip(fw.elf, mcu=fw.mcu, f_cpu=fw.f_cpu, coverage=True, skip_polling=skip)
+        chip.power_on()
+        chip.run(seconds=0.05)
+        covs.append((chip.poll_skipped_cycles, chip.cycle, chip.coverage()))
+    assert covs[0][0] > 0 and covs[1][0] == 0
+    assert covs[0][1:] == covs[1][1:]
+
+
+def test_record_chips_sees_every_chip_made_inside(make_chip: Callable[..., Chip]) -> None:
+    outside = make_chip("cov_engine")
+    with record_chips() as rec:
+        a = make_chip("cov_engine")
+        b = make_chip("cov_engine", COV_IRQ=0)
+        for chip in (a, b):
+            chip.run(CYCLES)
+        a_cov = a.coverage()
+        del a  # freed inside: its counts are kept
+        live = rec.coverage_set()
+    assert not outside.coverage_recording
+    assert len(live) == 2
+    got = {c.flash_sha256: c for c in live}
+    assert got[a_cov.flash_sha256] == a_cov
+    assert got[b.coverage().flash_sha256] == b.coverage()
