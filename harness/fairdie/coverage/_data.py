@@ -20,7 +20,7 @@ from typing import Any
 
 from fairdie.errors import FairdieError
 
-__all__ = ["FORMAT_VERSION", "Coverage", "CoverageError", "CoverageSet"]
+__all__ = ["FORMAT_VERSION", "Coverage", "CoverageError", "CoverageSet", "write_text"]
 
 FORMAT_VERSION = 1  #: the value of the "fairdie-coverage" key of a saved set
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
@@ -28,6 +28,14 @@ _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 class CoverageError(FairdieError):
     """A coverage file or record is missing, malformed or inconsistent."""
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write an output the user named; :class:`CoverageError` (one line) if it cannot be."""
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise CoverageError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def _count(v: object) -> bool:
@@ -174,10 +182,7 @@ class CoverageSet:
     def save(self, path: Path) -> None:
         """Write the set as JSON (sorted keys, so equal sets make equal files)."""
         text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
-        try:
-            Path(path).write_text(text + "\n", encoding="utf-8")
-        except OSError as e:
-            raise CoverageError(f"cannot write coverage to {path}: {e.strerror}") from None
+        write_text(path, text + "\n")
 
     @classmethod
     def load(cls, path: Path) -> CoverageSet:
