@@ -19,7 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import BadInput, Parser, add_spread_options, int_at_least, progress_bar
+from fairdie._cmdline import (
+    BadInput,
+    Parser,
+    add_cov_option,
+    add_spread_options,
+    covering,
+    int_at_least,
+    progress_bar,
+)
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -60,6 +68,7 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
     )
     p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
     add_spread_options(p, pieces="subjects' campaigns")
+    add_cov_option(p)
     for s in subjects:
         if s.options is not None:
             s.options.add(p.add_argument_group(f"the {s.subject}'s options (its boards only)"))
@@ -146,19 +155,20 @@ def verify_main(argv: list[str]) -> int:
     try:
         if args.report is not None:
             check_report_folder(args.report)
-        verdict = verify(
-            args.firmware,
-            board=args.board,
-            eep=args.eep,
-            only=only,
-            options=Options(
-                seed=args.seed,
-                jobs=args.jobs,
-                scheduler=args.scheduler,
-                subjects={s.subject: s.options.read(args) for s in subjects if s.options},
-            ),
-            progress=progress,
-        )
+        with covering(args):
+            verdict = verify(
+                args.firmware,
+                board=args.board,
+                eep=args.eep,
+                only=only,
+                options=Options(
+                    seed=args.seed,
+                    jobs=args.jobs,
+                    scheduler=args.scheduler,
+                    subjects={s.subject: s.options.read(args) for s in subjects if s.options},
+                ),
+                progress=progress,
+            )
         out = verdict.as_json()
         if args.report is not None:
             out["report"] = str(write_report(verdict, args.report))
