@@ -21,6 +21,7 @@ __all__ = [
     "Parser",
     "add_cov_option",
     "add_spread_options",
+    "covering",
     "int_at_least",
     "int_in",
     "parse",
