@@ -48,6 +48,9 @@ NUMBERS = (
         for b in BUILDS
         for k in ("presses_per_s", "press_floor_per_s", "presses_over_floor", "presses_checked")
     ),
+    "covered_press_ms",
+    "uncovered_press_ms",
+    "coverage_overhead",
     "snapshot_restore_us",
     "hold_10s_wall_ms",
     "cycles_per_round",

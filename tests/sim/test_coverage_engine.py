@@ -94,6 +94,7 @@ def test_every_path_that_runs_instructions_records(make_chip: Callable[..., Chip
         assert cov == first
 
 
+@pytest.mark.usefixtures("unrecorded")
 def test_a_run_is_the_same_with_coverage_on(make_chip: Callable[..., Chip]) -> None:
     """Recording changes nothing the firmware sees: cycle, pins, trace, memory."""
     seen = []
@@ -104,6 +105,7 @@ def test_a_run_is_the_same_with_coverage_on(make_chip: Callable[..., Chip]) -> N
     assert seen[0] == seen[1]
 
 
+@pytest.mark.usefixtures("unrecorded")
 def test_coverage_is_free_and_refused_when_off(make_chip: Callable[..., Chip]) -> None:
     chip = make_chip("cov_engine")
     assert not chip.coverage_recording
@@ -141,6 +143,7 @@ def test_counts_survive_restore_and_count_each_instruction_run_once(
     assert again.hits[k0] == ref.coverage().hits[k0] + (after_run.hits[k0] - before.hits[k0])
 
 
+@pytest.mark.usefixtures("unrecorded")
 def test_coverage_is_the_chips_setting_not_the_snapshots(make_chip: Callable[..., Chip]) -> None:
     """A snapshot taken with coverage off, restored once it is on, goes on
     recording; snapshots are the same bytes whether coverage is on or not."""
@@ -169,6 +172,7 @@ def test_skipped_polling_passes_count_as_run(build_test_firmware: Callable[..., 
     assert covs[0][1:] == covs[1][1:]
 
 
+@pytest.mark.usefixtures("unrecorded")
 def test_record_chips_sees_every_chip_made_inside(make_chip: Callable[..., Chip]) -> None:
     outside = make_chip("cov_engine")
     with record_chips() as rec:

@@ -85,6 +85,7 @@ def test_a_bad_option_is_a_usage_error(pytester: pytest.Pytester, arg: str) -> N
     assert "fairdie: --fairdie-cov" in r.stderr.str()
 
 
+@pytest.mark.usefixtures("unrecorded")
 def test_without_the_option_no_chip_records(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_off="""
