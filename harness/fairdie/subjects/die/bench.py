@@ -60,9 +60,11 @@ noise, the ``die-direct`` and ``die-charlieplex`` builds):
 - ``covered_press_ms``: milliseconds of one press of a die whose chip records
   coverage (:meth:`fairdie.sim.Chip.coverage_on`, the direct build);
   ``uncovered_press_ms``: the same presses of a die without it (same seed,
-  same presses, the two dice pressing in turn, each press timed alone, until
-  each die's time reaches ``press_seconds``; the bench fails unless they show
-  the same faces); ``coverage_overhead``: the first over the second.
+  same presses, the two dice pressing in turn, each press timed alone in CPU
+  time (``time.process_time``: the one figure not in wall time, since on a
+  loaded machine the turns see different loads), until each die's time
+  reaches ``press_seconds``; the bench fails unless they show the same
+  faces); ``coverage_overhead``: the first over the second.
 - ``snapshot_restore_us``: microseconds for one :meth:`~fairdie.sim.Chip.snapshot`
   plus one :meth:`~fairdie.sim.Chip.restore` on a die chip powered and running
   mid-press (the direct build, 10 ms into a press); median over 1000 pairs.
@@ -282,9 +284,9 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
             floor[name].append(_replay(die, p))
             pressed[name].append(p.seconds)
             count[name].append(len(p.ends))
-        without, with_, n = _coverage_round(plain, covered, press_seconds)
-        cover["uncovered"].append(without / n)
-        cover["covered"].append(with_ / n)
+        without, with_, k = _coverage_round(plain, covered, press_seconds)
+        cover["uncovered"].append(without / k)
+        cover["covered"].append(with_ / k)
     raw, unbatched, ours = loops["raw"], loops["unbatched"], loops["harness"]
     harness = cycles / statistics.median(ours) / 1e6
     python_step = step_cycles / statistics.median(step) / 1e6
@@ -322,9 +324,9 @@ def _coverage_round(plain: Any, covered: Any, seconds: float) -> tuple[float, fl
     while min(spent) < seconds or n < _MIN_PRESSES:
         shown = []
         for i, die in enumerate((plain, covered)):
-            t = time.perf_counter()
+            t = time.process_time()
             press = die.roll()
-            spent[i] += time.perf_counter() - t
+            spent[i] += time.process_time() - t
             shown.append((press.face, press.display))
         if shown[0] != shown[1]:
             raise SimulationError(
