@@ -188,3 +188,41 @@ def test_record_chips_sees_every_chip_made_inside(make_chip: Callable[..., Chip]
     got = {c.flash_sha256: c for c in live}
     assert got[a_cov.flash_sha256] == a_cov
     assert got[b.coverage().flash_sha256] == b.coverage()
+
+
+# ---- the known answers of cov_c (C): what ran, by function -------------------------
+
+
+def _hits_in(chip: Chip, cov: Any, name: str) -> dict[int, int]:
+    s = chip.firmware.symbols[name]
+    return {a: n for a, n in cov.hits.items() if s.address <= a < s.address + s.size}
+
+
+def test_cov_c_known_answers(make_chip: Callable[..., Chip]) -> None:
+    """A function never called has no hit; the loop's exit branch goes both
+    ways, LOOPS - 1 passes back for one exit; the handler runs only once its
+    interrupt fires; code run only after a restore counts once."""
+    chip = make_chip("cov_c", LOOPS=5, chip_args={"coverage": True})
+    chip.run(CYCLES)
+    cov = chip.coverage()
+    assert not _hits_in(chip, cov, "never_called")
+    assert not _hits_in(chip, cov, "__vector_1")
+    assert not _hits_in(chip, cov, "after_restore")
+    (exit_branch,) = [a for a in cov.branches if a in _hits_in(chip, cov, "count_to")]
+    taken, fell = cov.branches[exit_branch]
+    body = _hits_in(chip, cov, "count_to")
+    returns = body[max(body)]  # its ret: calls ended
+    assert returns > 10 and fell in (returns, returns + 1)
+    assert taken in range(4 * fell, 4 * fell + 5)  # four passes back a call
+    snap = chip.snapshot()
+    chip.run(CYCLES)
+    chip.restore(snap)  # the stretch since the snapshot still counts
+    chip.drive("PB3", 0)  # after_restore runs, once
+    chip.drive("PB1", 0)  # INT0 (falling edge) fires, once
+    chip.run(CYCLES)
+    cov = chip.coverage()
+    once = _hits_in(chip, cov, "after_restore")
+    assert once and set(once.values()) == {1}
+    assert _hits_in(chip, cov, "__vector_1")
+    assert set(_hits_in(chip, cov, "__vector_1").values()) == {1}
+    assert not _hits_in(chip, cov, "never_called")
