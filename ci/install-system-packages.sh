@@ -30,6 +30,7 @@ wanted=(
     libsimavr-dev libelf-dev pkg-config
     gcc libc6-dev make
     clang-format
+    lcov
 )
 
 # The system Python lacks venv/ensurepip and its C headers unless python3-venv and
