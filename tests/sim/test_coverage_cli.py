@@ -72,3 +72,19 @@ def test_bad_cov_is_one_line_and_exit_2(
     assert rc == 2
     assert message in err and len(err.strip().splitlines()) == 1
     assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_cov_merges_and_reports_what_commands_wrote(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    a, b, merged = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "m.json"
+    assert run(capsys, "press", "--count", "1", "--cov", str(a))[0] == 0
+    assert run(capsys, "press", "--count", "2", "--cov", str(b))[0] == 0
+    rc, out, _ = run(capsys, "cov", "merge", "-o", str(merged), str(a), str(b))
+    assert rc == 0 and "1 firmware" in out
+    ((one,), (two,)) = _one(a), _one(b)
+    (both,) = _one(merged)
+    assert both.hits[0] == one.hits[0] + two.hits[0] == 3 * one.hits[0]
+    rc, out, _ = run(capsys, "cov", "report", str(merged), "--lcov", str(tmp_path / "m.info"))
+    assert rc == 0 and "die_t13a/main.c" in out
+    assert (tmp_path / "m.info").read_text().startswith("TN:")
