@@ -1,7 +1,8 @@
 """The ``fairdie`` command: the core's commands, then every subject's.
 
 The core's commands work on any firmware and board (``build``, ``run``,
-``trace``, ``verify``, ``debug``, and ``cov`` on the coverage files they write); each subject adds its own through the registry
+``trace``, ``verify``, ``debug``, and ``cov`` on the coverage files they
+write); each subject adds its own through the registry
 (:mod:`fairdie.subjects`), the die ``press``, ``roll``, ``demo``, ``lab``,
 ``faults`` and ``bench``. Every command parses its own arguments. Scripts depend on the
 ``--json`` outputs; every error is one line on stderr and a non-zero exit (2
