@@ -28,7 +28,9 @@
  * taken when the next instruction is skipped), or a branch (BRBS, BRBC:
  * FD_COV_BRANCH + s + 8 when it branches on the SREG bit s being set).
  * A branch is decided from SREG before it runs: `brne .+0` goes to the same
- * PC either way. */
+ * PC either way. Decoded when coverage is turned on and whenever flash is
+ * loaded (fd_load_flash, a debugger's write); a firmware that rewrites its
+ * own flash with SPM is classified as it was loaded. */
 enum { FD_COV_PLAIN = 0, FD_COV_SKIP = 1, FD_COV_BRANCH = 16 };
 
 static uint8_t fd_cov_class(uint16_t op) {
