@@ -226,3 +226,22 @@ def test_cov_c_known_answers(make_chip: Callable[..., Chip]) -> None:
     assert _hits_in(chip, cov, "__vector_1")
     assert set(_hits_in(chip, cov, "__vector_1").values()) == {1}
     assert not _hits_in(chip, cov, "never_called")
+
+
+@pytest.mark.usefixtures("unrecorded")
+@pytest.mark.parametrize("board", ["die-direct", "die-charlieplex"])
+def test_a_die_presses_alike_with_coverage_on(board: str) -> None:
+    """Power-on, ADC, EEPROM writes, sleep, and the charlieplexed build's
+    timer interrupts: the same presses, to the cycle, recorded or not."""
+    from fairdie.subjects.die import Die
+
+    seen = []
+    for on in (False, True):
+        die = Die(board=board, seed=5)
+        if on:
+            die.chip.coverage_on()
+        presses = [die.roll() for _ in range(4)]
+        shown = [(p.face, p.display, p.adc_codes) for p in presses]
+        seen.append((shown, die.chip.eeprom, die.chip.cycle, die.chip.poll_skipped_cycles))
+    assert seen[0] == seen[1]
+    assert die.chip.coverage().hits[0] == 4  # the reset vector: once a press (a power-on)
