@@ -64,7 +64,10 @@ def _outputs(specs: list[str], here: Path) -> list[tuple[str, Path]]:
             raise pytest.UsageError(
                 f"fairdie: --fairdie-cov={spec}: give KIND:PATH, KIND one of {', '.join(_KINDS)}"
             )
-        out.append((kind, here / Path(path).expanduser()))
+        where = here / Path(path).expanduser()
+        if kind != "html" and not where.parent.is_dir():  # checked before any test runs
+            raise pytest.UsageError(f"fairdie: --fairdie-cov={spec}: no folder {where.parent}")
+        out.append((kind, where))
     return out
 
 

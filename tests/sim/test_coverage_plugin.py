@@ -77,7 +77,13 @@ def test_fail_under_fails_a_passing_session(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize(
-    "arg", ["--fairdie-cov=bogus:x", "--fairdie-cov=lcov", "--fairdie-cov-fail-under=101"]
+    "arg",
+    [
+        "--fairdie-cov=bogus:x",
+        "--fairdie-cov=lcov",
+        "--fairdie-cov=lcov:missing/x.info",
+        "--fairdie-cov-fail-under=101",
+    ],
 )
 def test_a_bad_option_is_a_usage_error(pytester: pytest.Pytester, arg: str) -> None:
     r = _run(pytester, arg)
