@@ -23,6 +23,7 @@ from fairdie.subjects.die import Die
 from fairdie.subjects.die.bench import (
     ROWS,
     TARGETS,
+    _coverage_round,
     _press,
     _replay,
     bench_firmware_dir,
@@ -116,6 +117,18 @@ def test_cli_bench_json(capsys):
     argv = ["bench", "--json", "--cycles", "1000000", "--rounds", "1", "--no-verify"]
     assert main(argv) == 0
     check_figures(json.loads(capsys.readouterr().out), verify=False)
+
+
+def test_coverage_overhead_compares_the_same_presses():
+    """Dice that press differently are no yardstick of each other: the bench fails."""
+    plain, other = Die(board="die-direct", seed=0), Die(board="die-direct", seed=1)
+    other.chip.coverage_on()
+    with pytest.raises(SimulationError, match="with coverage press"):
+        _coverage_round(plain, other, 0.0)
+    same = Die(board="die-direct", seed=0), Die(board="die-direct", seed=0)
+    same[1].chip.coverage_on()
+    without, with_, n = _coverage_round(*same, 0.0)
+    assert n == 8 and without > 0 and with_ > 0
 
 
 def test_bench_refuses_bad_parameters():
