@@ -14,7 +14,9 @@ functions). Under pytest-xdist each worker sends its counts to the controller,
 which merges them with its own: the counts of ``-n 2`` are those of a serial
 run, except that a chip made by a session-scoped fixture runs once per worker.
 Chips count from when they are made to when they are freed or the session
-ends, whichever is first (see :func:`fairdie.sim.record_chips`).
+ends, whichever is first (see :func:`fairdie.sim.record_chips`); chips of
+processes a test starts itself (a campaign with ``jobs`` above 1) are not
+seen.
 
 This module imports nothing compiled unless coverage is asked for.
 """

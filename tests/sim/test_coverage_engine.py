@@ -245,3 +245,18 @@ def test_a_die_presses_alike_with_coverage_on(board: str) -> None:
         seen.append((shown, die.chip.eeprom, die.chip.cycle, die.chip.poll_skipped_cycles))
     assert seen[0] == seen[1]
     assert die.chip.coverage().hits[0] == 4  # the reset vector: once a press (a power-on)
+
+
+def test_a_hex_and_its_elf_are_one_firmware(build_test_firmware: Callable[..., Any]) -> None:
+    """Keyed by the flash image: a HEX run merges with its ELF's runs (no ELF path of its own)."""
+    fw = build_test_firmware("cov_engine")
+    covs = []
+    for path in (fw.hex, fw.elf):
+        chip = Chip(path, mcu=fw.mcu, f_cpu=fw.f_cpu, coverage=True)
+        chip.power_on()
+        chip.run(CYCLES)
+        covs.append(chip.coverage())
+    from_hex, from_elf = covs
+    assert from_hex.elf is None and from_elf.elf == str(fw.elf.resolve())
+    assert from_hex.flash_sha256 == from_elf.flash_sha256 and from_hex.hits == from_elf.hits
+    assert from_hex.merged(from_elf).elf == from_elf.elf
