@@ -81,6 +81,9 @@ def _run_every_way(make_chip: Callable[..., Chip], name: str, cycles: int) -> li
     debugged.set_breakpoints([0x3FE])  # never reached: the debugger's loop all along
     debugged.run(cycles, until=Until.pc_at(0x3FE))
     out.append((debugged.cycle, debugged.coverage()))
+    unbatched = make_chip(name, chip_args={"coverage": True, "batch_instructions": False})
+    unbatched.run(cycles)
+    out.append((unbatched.cycle, unbatched.coverage()))
     return out
 
 
@@ -260,3 +263,19 @@ def test_a_hex_and_its_elf_are_one_firmware(build_test_firmware: Callable[..., A
     assert from_hex.elf is None and from_elf.elf == str(fw.elf.resolve())
     assert from_hex.flash_sha256 == from_elf.flash_sha256 and from_hex.hits == from_elf.hits
     assert from_hex.merged(from_elf).elf == from_elf.elf
+
+
+@pytest.mark.usefixtures("unrecorded")
+@pytest.mark.parametrize("name", ["adc", "ctc", "eeprom", "sleep", "tone", "wdt", "irq", "m328p"])
+def test_test_firmwares_run_alike_with_coverage_on(
+    make_chip: Callable[..., Chip], name: str
+) -> None:
+    """Timers, the ADC, EEPROM, sleep modes, the watchdog, interrupts: batched
+    with coverage as without, to the cycle."""
+    seen = []
+    for on in (False, True):
+        chip = make_chip(name, chip_args={"coverage": on})
+        chip.run(seconds=0.3)
+        seen.append((chip.cycle, chip.pc, chip.read_data(0, 0x60), list(chip.trace.tuples())))
+    assert seen[0] == seen[1]
+    assert len(seen[0][3]) > 2 and chip.coverage().hits

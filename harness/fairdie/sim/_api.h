@@ -159,8 +159,9 @@ int fd_sleep_mode(fd_chip *chip);
 uint64_t fd_sleep_steps(fd_chip *chip);
 
 /* Coverage: per flash word, times executed and, for a conditional branch or
- * skip, times taken and not. On, the chip runs one instruction per simavr
- * call; off (the default) nothing records. Counts survive restores. */
+ * skip, times taken and not. On, simavr runs each instruction alone and the
+ * shim batches them by simavr's rule (the run is cycle for cycle the same);
+ * off (the default) nothing records. Counts survive restores. */
 int fd_cov_on(fd_chip *chip);
 void fd_cov_off(fd_chip *chip);
 int fd_cov_active(fd_chip *chip);

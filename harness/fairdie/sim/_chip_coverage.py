@@ -2,8 +2,9 @@
 way each conditional branch and skip went, counted in C (``_shim_coverage.c``).
 
 Off by default, when it costs nothing. On (``Chip(coverage=True)`` or
-:meth:`CoverageMixin.coverage_on`), the chip runs one instruction per simavr
-call instead of batches, and counts each. Counts are not chip state: they
+:meth:`CoverageMixin.coverage_on`), the engine counts each instruction and
+the run is cycle for cycle the one it would be without (what it costs:
+``fairdie bench``'s ``coverage_overhead``). Counts are not chip state: they
 cover the chip's whole life, a restore neither rolls them back nor adds the
 snapshot's past to them (a path run again after a restore counts again).
 

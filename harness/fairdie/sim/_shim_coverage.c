@@ -3,17 +3,18 @@
  * skip went.
  *
  * Off, nothing of this runs: avr->run is simavr's own. On, avr->run is
- * fd_cov_run, which does what simavr 1.6's avr_callback_run_raw does (one
- * instruction, the cycle timers, a sleep, the interrupts) and records the
- * instruction between avr_run_one and the interrupts, so an interrupt
- * entered right after a branch does not hide where the branch went. simavr
- * runs a batch of instructions inside one avr_run_one while its
- * run_cycle_limit allows, which nothing outside can watch, so a chip that
- * records runs one instruction per call (fd_run batches only under simavr's
- * own run callback). Every path that executes instructions goes through
- * avr->run: fd_run with its stops and debug checks, fd_power_cycle,
- * fd_run_raw and fd_step; a polling loop's skipped passes are counted as if
- * they had run (fd_cov_poll).
+ * fd_cov_run, which does what simavr 1.6's avr_callback_run_raw does (the
+ * instructions, the cycle timers, a sleep, the interrupts) and records each
+ * instruction right after avr_run_one returns, before the interrupts, so an
+ * interrupt entered right after a branch does not hide where the branch
+ * went. simavr's avr_run_one runs on to the next instruction by itself while
+ * its run_cycle_count allows (fd_run's batches), which nothing outside can
+ * watch: fd_cov_batch makes it run one at a time and applies simavr's rule
+ * for going on itself, so a chip batches alike with coverage on or off.
+ * Every path that executes instructions goes through avr->run: fd_run with
+ * its stops and debug checks, fd_power_cycle, fd_run_raw and fd_step; a
+ * polling loop's skipped passes are counted as if they had run
+ * (fd_cov_poll).
  *
  * Counts are not chip state: no snapshot holds them and a restore leaves
  * them as they are. They count the instructions this chip's CPU executed over
@@ -50,27 +51,50 @@ void fd_cov_decode(fd_chip *c) {
         v->cls[w] = fd_cov_class((uint16_t)(f[2 * w] | (f[2 * w + 1] << 8)));
 }
 
+/* What avr_run_one does, one recorded instruction at a time. simavr goes on
+ * to the next instruction, inside avr_run_one, while the CPU runs, no
+ * interrupt is pending and run_cycle_count exceeds the instruction's cycles,
+ * taking them off the count; a cycle timer registered or cancelled during
+ * the instruction sets the count afresh (never to 0), and fd_end_batch
+ * lowers the limit to 1. A count of 0 makes avr_run_one stop after one; the
+ * same rule then decides here, with the count it would have seen. Returns
+ * the next PC, as avr_run_one does. */
+static avr_flashaddr_t fd_cov_batch(fd_chip *c, avr_t *avr) {
+    fd_cov *v = c->cov;
+    for (;;) {
+        avr_flashaddr_t at = avr->pc;
+        if (at >= avr->flashend) /* simavr crashes the core: nothing runs */
+            return avr_run_one(avr);
+        uint32_t w = at >> 1;
+        uint8_t k = v->cls[w];
+        int taken = k >= FD_COV_BRANCH && !avr->sreg[k & 7] == !(k & 8);
+        avr_cycle_count_t count = avr->run_cycle_count, start = avr->cycle;
+        avr->run_cycle_count = 0;
+        avr_flashaddr_t new_pc = avr_run_one(avr);
+        v->hits[w]++;
+        if (k) {
+            if (k == FD_COV_SKIP)
+                taken = new_pc != at + 2;
+            (taken ? v->taken : v->fell)[w]++;
+        }
+        if (avr->run_cycle_count) /* set afresh during the instruction */
+            count = avr->run_cycle_count;
+        avr_cycle_count_t spent = avr->cycle - start; /* what moved it more ended the batch */
+        if (avr->run_cycle_limit <= 1 || avr->state != cpu_Running || count <= spent ||
+            avr->interrupt_state) {
+            avr->run_cycle_count = count;
+            return new_pc;
+        }
+        avr->run_cycle_count = count - spent;
+        avr->pc = new_pc;
+    }
+}
+
 static void fd_cov_run(avr_t *avr) {
     fd_chip *c = avr->custom.data;
     avr_flashaddr_t new_pc = avr->pc;
-    if (avr->state == cpu_Running) {
-        avr_flashaddr_t at = avr->pc;
-        if (at < avr->flashend) { /* past it simavr crashes the core, runs nothing */
-            fd_cov *v = c->cov;
-            uint32_t w = at >> 1;
-            uint8_t k = v->cls[w];
-            int taken = k >= FD_COV_BRANCH && !avr->sreg[k & 7] == !(k & 8);
-            new_pc = avr_run_one(avr);
-            v->hits[w]++;
-            if (k) {
-                if (k == FD_COV_SKIP)
-                    taken = new_pc != at + 2;
-                (taken ? v->taken : v->fell)[w]++;
-            }
-        } else {
-            new_pc = avr_run_one(avr);
-        }
-    }
+    if (avr->state == cpu_Running)
+        new_pc = fd_cov_batch(c, avr);
     avr_cycle_count_t sleep = avr_cycle_timer_process(avr);
     avr->pc = new_pc;
     if (avr->state == cpu_Sleeping) {

@@ -262,7 +262,7 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
      * timer, and every stop of ours and every cycle we add ends the batch
      * (fd_end_batch), so the run is cycle for cycle the same (tested both
      * ways). Not while a PC is watched: that is checked per instruction. */
-    c->batching = c->batch && !watch_pc && avr->run == avr_callback_run_raw;
+    c->batching = c->batch && !watch_pc && (avr->run == avr_callback_run_raw || c->cov);
     avr->run_cycle_limit = c->batching ? FD_BATCH_LIMIT : 1;
     avr->run_cycle_count = 0; /* the first instruction runs alone: the count is fresh after it */
 
@@ -370,7 +370,6 @@ void fd_run_raw(fd_chip *c, uint64_t deadline, int batch) {
     avr_t *avr = c->avr;
     uint32_t mask = c->trace_mask;
     c->trace_mask = 0;
-    batch = batch && avr->run == avr_callback_run_raw; /* not while coverage records */
     if (batch && deadline > avr->cycle)
         avr_cycle_timer_register(avr, deadline - avr->cycle, fd_wake_timer, c);
     avr->run_cycle_count = 0;
