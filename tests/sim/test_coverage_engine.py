@@ -279,3 +279,22 @@ def test_test_firmwares_run_alike_with_coverage_on(
         seen.append((chip.cycle, chip.pc, chip.read_data(0, 0x60), list(chip.trace.tuples())))
     assert seen[0] == seen[1]
     assert len(seen[0][3]) > 2 and chip.coverage().hits
+
+
+@pytest.mark.usefixtures("unrecorded")
+@pytest.mark.parametrize("board", ["die-direct", "die-charlieplex"])
+def test_a_die_counts_alike_batched_or_not(board: str) -> None:
+    """Batched, every instruction still counts once: also the one right after
+    an instruction that sets a cycle timer (the watchdog's and the EEPROM's
+    timed sequences), the last of the batch, the first after an interrupt."""
+    from fairdie.subjects.die import Die
+
+    covs = []
+    for batch in (True, False):
+        die = Die(board=board, seed=5)
+        die.chip.batch_instructions = batch
+        die.chip.coverage_on()
+        for _ in range(6):
+            die.roll()
+        covs.append(die.chip.coverage())
+    assert covs[0] == covs[1]

@@ -51,14 +51,25 @@ void fd_cov_decode(fd_chip *c) {
         v->cls[w] = fd_cov_class((uint16_t)(f[2 * w] | (f[2 * w + 1] << 8)));
 }
 
+/* A cycle timer never registered: cancelling it makes simavr compute its
+ * run_cycle_count afresh. */
+static avr_cycle_count_t fd_cov_never(avr_t *avr, avr_cycle_count_t when, void *param) {
+    (void)avr;
+    (void)param;
+    return when;
+}
+
 /* What avr_run_one does, one recorded instruction at a time. simavr goes on
  * to the next instruction, inside avr_run_one, while the CPU runs, no
  * interrupt is pending and run_cycle_count exceeds the instruction's cycles,
  * taking them off the count; a cycle timer registered or cancelled during
- * the instruction sets the count afresh (never to 0), and fd_end_batch
- * lowers the limit to 1. A count of 0 makes avr_run_one stop after one; the
- * same rule then decides here, with the count it would have seen. Returns
- * the next PC, as avr_run_one does. */
+ * the instruction sets the count afresh, min(run_cycle_limit, cycles to the
+ * next timer, at least 1), and fd_end_batch lowers the limit to 1. Here
+ * avr_run_one runs with a limit of 1 and a count of 0, so it stops after one
+ * instruction even when a timer set during it would have let it go on; the
+ * same rule then decides, with the count simavr would have had (computed
+ * afresh by simavr itself, at the cycle the instruction started, when a
+ * timer came or went). Returns the next PC, as avr_run_one does. */
 static avr_flashaddr_t fd_cov_batch(fd_chip *c, avr_t *avr) {
     fd_cov *v = c->cov;
     for (;;) {
@@ -68,8 +79,11 @@ static avr_flashaddr_t fd_cov_batch(fd_chip *c, avr_t *avr) {
         uint32_t w = at >> 1;
         uint8_t k = v->cls[w];
         int taken = k >= FD_COV_BRANCH && !avr->sreg[k & 7] == !(k & 8);
-        avr_cycle_count_t count = avr->run_cycle_count, start = avr->cycle;
+        avr_cycle_count_t limit = avr->run_cycle_limit, count = avr->run_cycle_count;
+        avr_cycle_count_t start = avr->cycle;
+        avr->run_cycle_limit = 1;
         avr->run_cycle_count = 0;
+        c->batch_ended = 0;
         avr_flashaddr_t new_pc = avr_run_one(avr);
         v->hits[w]++;
         if (k) {
@@ -77,11 +91,18 @@ static avr_flashaddr_t fd_cov_batch(fd_chip *c, avr_t *avr) {
                 taken = new_pc != at + 2;
             (taken ? v->taken : v->fell)[w]++;
         }
-        if (avr->run_cycle_count) /* set afresh during the instruction */
+        if (limit <= 1 || c->batch_ended) /* not batching, or the batch ended */
+            return new_pc;
+        avr->run_cycle_limit = limit;
+        if (avr->run_cycle_count) { /* a timer came or went */
+            avr_cycle_count_t now = avr->cycle;
+            avr->cycle = start;
+            avr_cycle_timer_cancel(avr, fd_cov_never, c);
+            avr->cycle = now;
             count = avr->run_cycle_count;
+        }
         avr_cycle_count_t spent = avr->cycle - start; /* what moved it more ended the batch */
-        if (avr->run_cycle_limit <= 1 || avr->state != cpu_Running || count <= spent ||
-            avr->interrupt_state) {
+        if (avr->state != cpu_Running || count <= spent || avr->interrupt_state) {
             avr->run_cycle_count = count;
             return new_pc;
         }

@@ -211,6 +211,7 @@ struct fd_chip {
     uint64_t run_deadline; /* of the run in progress (0: none): no sleep passes it */
     int batch;             /* fd_run may batch instructions (fd_set_batch) */
     int batching;          /* the run in progress batches */
+    int batch_ended;       /* fd_end_batch since coverage last cleared it */
 
     avr_watchdog_t *wdt;
     uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
@@ -272,6 +273,7 @@ struct fd_chip {
 static inline void fd_end_batch(fd_chip *c) {
     c->avr->run_cycle_limit = 1;
     c->avr->run_cycle_count = 0;
+    c->batch_ended = 1;
 }
 
 /* A bit of a register as a mask (0 for a bit the core does not have). */
