@@ -10,6 +10,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PYTEST_ARGS ?=
 JOBS ?= 2
+# the firmware coverage of the suites: a summary per source file, LCOV and HTML in out/coverage
+COVERAGE ?= --fairdie-cov=lcov:out/coverage/firmware.info --fairdie-cov=html:out/coverage/html
 
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.fairdie-setup-stamp
@@ -34,7 +36,8 @@ help: ## list the targets (default)
 	@echo "fairdie make targets:"
 	@grep -E '^[a-z]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN { FS = ":.*## " } { printf "  make %-10s %s\n", $$1, $$2 }'
-	@echo "Variables: PYTEST_ARGS='-k foo' (extra pytest arguments), JOBS=2 (pytest processes), PYTHON=python3 (for .venv)"
+	@echo "Variables: PYTEST_ARGS='-k foo' (extra pytest arguments), JOBS=2 (pytest processes), PYTHON=python3 (for .venv),"
+	@echo "  COVERAGE='--fairdie-cov=...' (make test's firmware coverage outputs; empty: none)"
 
 setup: ## install missing system packages (apt-get, sudo if not root), create .venv, pip install -e '.[dev]'
 	@rm -f $(STAMP)
@@ -64,9 +67,10 @@ demo: $(STAMP) ## set up if needed, then build, press and verify the die (report
 	$(VENV)/bin/fairdie build --target die_t13a --out out/build
 	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
-test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
+test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
 	@$(MAKE) lint
-	$(VPY) -m pytest -n $(JOBS) $(PYTEST_ARGS)
+	@mkdir -p out/coverage
+	$(VPY) -m pytest -n $(JOBS) $(COVERAGE) $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-format --dry-run
 	$(VENV)/bin/ruff check harness tests

@@ -11,13 +11,17 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn
 
+from fairdie._cov_cli import add_cov_option, covering
+
 __all__ = [
     "MAX_JOBS",
     "MAX_SEED",
     "SEED",
     "BadInput",
     "Parser",
+    "add_cov_option",
     "add_spread_options",
+    "covering",
     "int_at_least",
     "int_in",
     "parse",
@@ -114,7 +118,8 @@ def run_command(
     if replay:  # every run is reproducible from its arguments
         a.replay = shlex.join([*parser.prog.split(), *argv])
     try:
-        return command(a)
+        with covering(a):  # --cov, for a command that has it
+            return command(a)
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2

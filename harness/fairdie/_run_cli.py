@@ -1,7 +1,7 @@
 """``fairdie run``: run any firmware on its board, for a while or through a scenario.
 
     fairdie run [FIRMWARE] [--board B | --mcu M --f-cpu HZ] [--for TIME | --until EVENT]
-                [--scenario S.toml] [--seed N] [--json]
+                [--scenario S.toml] [--seed N] [--json] [--cov PATH]
 
 Without a scenario it runs the firmware for a time (default 1 s) or until an
 event and prints what it saw: pin edges, the LEDs lit over time, the symbols
@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, int_in, parse
+from fairdie._cmdline import SEED, Parser, add_cov_option, covering, int_in, parse
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -83,6 +83,7 @@ def run_parser(
     p.add_argument("--scenario", type=Path, metavar="S.toml", help="run this scenario file")
     p.add_argument("--seed", type=SEED, metavar="N", help="default 0")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_cov_option(p)
     return p
 
 
@@ -197,7 +198,8 @@ def run_command(
             raise FairdieError("give --board or --mcu, not both (a board names its MCU)")
         if check is not None:
             check(a)
-        return _scenario(a, after) if a.scenario is not None else _free_run(a, after)
+        with covering(a):
+            return _scenario(a, after) if a.scenario is not None else _free_run(a, after)
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2

@@ -1,7 +1,8 @@
 """The ``fairdie`` command: the core's commands, then every subject's.
 
 The core's commands work on any firmware and board (``build``, ``run``,
-``trace``, ``verify``, ``debug``); each subject adds its own through the registry
+``trace``, ``verify``, ``debug``, and ``cov`` on the coverage files they
+write); each subject adds its own through the registry
 (:mod:`fairdie.subjects`), the die ``press``, ``roll``, ``demo``, ``lab``,
 ``faults`` and ``bench``. Every command parses its own arguments. Scripts depend on the
 ``--json`` outputs; every error is one line on stderr and a non-zero exit (2
@@ -51,6 +52,12 @@ def _debug_main(argv: list[str]) -> int:
     return debug_main(argv)
 
 
+def _cov_main(argv: list[str]) -> int:
+    from fairdie.coverage._cli import cov_main
+
+    return cov_main(argv)
+
+
 #: the core's commands: name -> (help, main)
 CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "build": ("build a firmware target and print its paths and sizes", _build_main),
@@ -58,6 +65,7 @@ CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
     "trace": ("run as `run` does and write the run to a VCD file (--vcd)", _trace_main),
     "verify": ("check a build on its board in emulation before burning it", _verify_main),
     "debug": ("serve a firmware to avr-gdb (break, step, watch, monitor press)", _debug_main),
+    "cov": ("merge firmware coverage files (--cov); report them as LCOV, XML, HTML", _cov_main),
 }
 
 

@@ -34,6 +34,9 @@ press, written to ``--fairdie-evidence DIR`` (ini ``fairdie_evidence``, env
 else under pytest's basetemp; the same as JUnit test-case properties
 (``fairdie_replay``, ``fairdie_seed``, ``fairdie_press``, ``fairdie_vcd``).
 
+Firmware coverage (``--fairdie-cov``, ``--fairdie-cov-fail-under``) is
+:mod:`fairdie._cov_plugin`, loaded with this module.
+
 This module imports nothing compiled, so pytest starts without the binding.
 """
 
@@ -61,6 +64,8 @@ if TYPE_CHECKING:
     from fairdie.sim import Chip, Firmware
 
 __all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value", "session_board"]
+#: firmware coverage (``--fairdie-cov``), a plugin of its own loaded with this one
+pytest_plugins = ["fairdie._cov_plugin"]
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,16 @@ def make_chip(build_test_firmware: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def unrecorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chips made in the test are not recorded by the session's own
+    ``--fairdie-cov`` (``make test`` records every chip): coverage stays off
+    unless the test turns it on."""
+    from fairdie.sim import _chip_coverage
+
+    monkeypatch.setattr(_chip_coverage, "_RECORDERS", [])
+
+
+@pytest.fixture
 def on_a_terminal() -> Callable[..., tuple[int, bytes]]:
     """``on_a_terminal(*args)``: run the CLI with its stderr on a pseudo-terminal."""
     return _stderr_on_a_terminal

@@ -23,6 +23,7 @@ from fairdie.subjects.die import Die
 from fairdie.subjects.die.bench import (
     ROWS,
     TARGETS,
+    _coverage_round,
     _press,
     _replay,
     bench_firmware_dir,
@@ -48,6 +49,9 @@ NUMBERS = (
         for b in BUILDS
         for k in ("presses_per_s", "press_floor_per_s", "presses_over_floor", "presses_checked")
     ),
+    "covered_press_ms",
+    "uncovered_press_ms",
+    "coverage_overhead",
     "snapshot_restore_us",
     "hold_10s_wall_ms",
     "cycles_per_round",
@@ -117,6 +121,18 @@ def test_cli_bench_json(capsys, tmp_path):
     check_figures(printed, verify=False)
     # make bench prints the table and keeps the JSON of the same run, not of a second one
     assert json.loads(kept.read_text()) == printed
+
+
+def test_coverage_overhead_compares_the_same_presses():
+    """Dice that press differently are no yardstick of each other: the bench fails."""
+    plain, other = Die(board="die-direct", seed=0), Die(board="die-direct", seed=1)
+    other.chip.coverage_on()
+    with pytest.raises(SimulationError, match="with coverage press"):
+        _coverage_round(plain, other, 0.0)
+    same = Die(board="die-direct", seed=0), Die(board="die-direct", seed=0)
+    same[1].chip.coverage_on()
+    without, with_, n = _coverage_round(*same, 0.0)
+    assert n == 8 and without > 0 and with_ > 0
 
 
 def test_bench_refuses_bad_parameters():

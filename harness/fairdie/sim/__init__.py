@@ -36,7 +36,7 @@ from fairdie.sim._types import (
 from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
-    from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
+    from fairdie.sim._chip import AdcSource, Chip, ChipRecorder, Snapshot, Trace, record_chips
     from fairdie.sim._noise import NoiseStream
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "AdcConversion",
     "AdcSource",
     "Chip",
+    "ChipRecorder",
     "DeviceInfo",
     "EepromWrite",
     "Event",
@@ -69,11 +70,12 @@ __all__ = [
     "load_firmware",
     "mcu_matches",
     "parse_pin",
+    "record_chips",
     "sleep_mode_name",
     "sleep_modes",
 ]
 
-_COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace"}
+_COMPILED = {"AdcSource", "Chip", "ChipRecorder", "Snapshot", "Trace", "record_chips"}
 
 
 def __getattr__(name: str) -> Any:

@@ -158,6 +158,18 @@ int fd_sleeping(fd_chip *chip);
 int fd_sleep_mode(fd_chip *chip);
 uint64_t fd_sleep_steps(fd_chip *chip);
 
+/* Coverage: per flash word, times executed and, for a conditional branch or
+ * skip, times taken and not. On, simavr runs each instruction alone and the
+ * shim batches them by simavr's rule (the run is cycle for cycle the same);
+ * off (the default) nothing records. Counts survive restores. */
+int fd_cov_on(fd_chip *chip);
+void fd_cov_off(fd_chip *chip);
+int fd_cov_active(fd_chip *chip);
+/* The words executed at least once, up to cap of them, by address; returns
+ * how many there are. branch[i]: the word is a conditional branch or skip. */
+uint32_t fd_cov_read(fd_chip *chip, uint32_t *address, uint64_t *hits, uint64_t *taken,
+                     uint64_t *fell, uint8_t *branch, uint32_t cap);
+
 /* Memory: data space (registers, I/O, SRAM), I/O through the handlers, EEPROM. */
 int fd_data_read(fd_chip *chip, uint32_t address, uint8_t *out, uint32_t size);
 int fd_data_write(fd_chip *chip, uint32_t address, const uint8_t *in, uint32_t size);

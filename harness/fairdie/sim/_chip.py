@@ -6,8 +6,8 @@ counted in CPU cycles; seconds appear only as conveniences at the edges.
 running and power (``_chip_run``), pins (``_chip_pins``), LEDs
 (``_chip_leds``), the ADC (``_chip_adc``), EEPROM (``_chip_eeprom``), memory
 (``_chip_memory``), snapshots (``_chip_snapshot``), debugging
-(``_chip_debug``), the trace (``_trace``) and what the engine does not
-model (``_chip_unmodelled``).
+(``_chip_debug``), coverage (``_chip_coverage``), the trace (``_trace``) and
+what the engine does not model (``_chip_unmodelled``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 
 from fairdie.errors import FairdieError, FirmwareError
 from fairdie.sim._chip_adc import CHIPS, AdcMixin, AdcSource, Feed
+from fairdie.sim._chip_coverage import ChipRecorder, CoverageMixin, record_chips, watch_new_chip
 from fairdie.sim._chip_debug import DebugMixin
 from fairdie.sim._chip_eeprom import EepromMixin
 from fairdie.sim._chip_leds import LedsMixin
@@ -32,7 +33,15 @@ from fairdie.sim._simavr import ffi, lib
 from fairdie.sim._trace import Trace, TraceMixin
 from fairdie.sim._types import TRACEABLE, Event, EventKind
 
-__all__ = ["SIMAVR_FIXES", "AdcSource", "Chip", "Snapshot", "Trace"]
+__all__ = [
+    "SIMAVR_FIXES",
+    "AdcSource",
+    "Chip",
+    "ChipRecorder",
+    "Snapshot",
+    "Trace",
+    "record_chips",
+]
 
 _IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
@@ -65,6 +74,7 @@ class Chip(
     MemoryMixin,
     SnapshotMixin,
     DebugMixin,
+    CoverageMixin,
     TraceMixin,
     UnmodelledMixin,
 ):
@@ -89,6 +99,7 @@ class Chip(
         simavr_fixes: Iterable[str] | None = None,
         skip_polling: bool = True,
         batch_instructions: bool = True,
+        coverage: bool = False,
     ) -> None:
         fw = firmware if isinstance(firmware, Firmware) else load_firmware(firmware, mcu=mcu)
         name = fw.path.name if fw.path else "firmware"
@@ -170,3 +181,6 @@ class Chip(
         self._log_level = -1
         self._follow_log_level()
         self._drain()
+        if coverage:
+            self.coverage_on()
+        watch_new_chip(self)

@@ -69,6 +69,7 @@ int fd_start(fd_chip *c, uint32_t frequency, uint32_t vcc_mv) {
     avr->log = (uint8_t)c->log_level;
     avr->frequency = frequency;
     avr->vcc = avr->avcc = avr->aref = vcc_mv;
+    c->plain_run = avr->run;
     c->orig_sleep = avr->sleep; /* simavr's, which sleeps the host: kept without the fix */
     avr->sleep = fd_sleep_hook;
     fd_guard_memory(c);
@@ -120,6 +121,7 @@ void fd_free(fd_chip *c) {
         p = &(*p)->next;
     if (*p)
         *p = c->io.next;
+    fd_cov_off(c);
     if (c->avr->data) /* a started chip; one that never was has no peripherals */
         avr_terminate(c->avr);
     free(c->avr);
@@ -148,6 +150,7 @@ int fd_load_flash(fd_chip *c, const uint8_t *code, uint32_t size, uint32_t addre
     if ((uint64_t)address + size > (uint64_t)c->avr->flashend + 1)
         return -1;
     memcpy(c->avr->flash + address, code, size);
+    fd_cov_decode(c);
     return 0;
 }
 

@@ -14,6 +14,7 @@
  *   _shim_sleep.c     SLEEP, and the datasheet's sleep modes
  *   _shim_unmodelled.c the firmware's first use of what simavr does not model
  *   _shim_presses.c   presses replayed in C (the bench's floor)
+ *   _shim_coverage.c  executed flash words and branch outcomes
  * See _shim.h for what it fixes and why, _api.h for what Python sees. Built
  * by cffi (see _build.py) as further sources of the extension; the only
  * symbols they expect from the generated module are fd_py_adc and
@@ -25,6 +26,7 @@
 
 #include <malloc.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +169,14 @@ typedef struct fd_debug {
     uint32_t range_start, range_end;                           /* equal: no range */
 } fd_debug;
 
+/* Coverage counts per flash word (fd_cov_on): not chip state, so no
+ * snapshot holds them. */
+typedef struct fd_cov {
+    uint32_t nwords;
+    uint8_t *cls; /* each word's class, decoded from flash (_shim_coverage.c) */
+    uint64_t *hits, *taken, *fell;
+} fd_cov;
+
 typedef struct fd_led_entry {
     uint64_t cycle; /* the mask holds from this cycle on */
     uint64_t mask;
@@ -201,6 +211,7 @@ struct fd_chip {
     uint64_t run_deadline; /* of the run in progress (0: none): no sleep passes it */
     int batch;             /* fd_run may batch instructions (fd_set_batch) */
     int batching;          /* the run in progress batches */
+    int batch_ended;       /* fd_end_batch since coverage last cleared it */
 
     avr_watchdog_t *wdt;
     uint16_t wdrf_reg; /* MCUSR's address, from the watchdog */
@@ -240,6 +251,8 @@ struct fd_chip {
     int npolled;
 
     fd_debug dbg;
+    fd_cov *cov;                   /* NULL: coverage off */
+    void (*plain_run)(avr_t *avr); /* simavr's run callback, without coverage */
 
     /* unmodelled registers: not chip state (a snapshot does not unsee them) */
     fd_unmod unmod[FD_MAX_UNMODELLED];
@@ -260,6 +273,7 @@ struct fd_chip {
 static inline void fd_end_batch(fd_chip *c) {
     c->avr->run_cycle_limit = 1;
     c->avr->run_cycle_count = 0;
+    c->batch_ended = 1;
 }
 
 /* A bit of a register as a mask (0 for a bit the core does not have). */
@@ -310,6 +324,11 @@ void fd_sleep_hook(avr_t *avr, avr_cycle_count_t how_long);
 /* _shim_debug.c */
 void fd_debug_look(fd_chip *c);
 int fd_debug_check(fd_chip *c, int pcs);
+
+/* _shim_coverage.c */
+void fd_cov_decode(fd_chip *c);
+void fd_cov_set_run(fd_chip *c);
+void fd_cov_poll(fd_chip *c, uint32_t pc, uint64_t passes);
 
 /* _shim_snapshot.c */
 uint32_t fd_snapshot_size(fd_chip *c);

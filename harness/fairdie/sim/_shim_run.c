@@ -90,6 +90,8 @@ static void fd_poll_check(fd_chip *c, uint16_t addr, uint8_t v) {
         return;
     uint64_t passes = (t->when - avr->cycle - 3) / 3 - 1;
     avr->cycle += 3 * passes;
+    if (c->cov)
+        fd_cov_poll(c, pc, passes);
     fd_end_batch(c);
     c->poll_skipped += 3 * passes;
 }
@@ -260,7 +262,7 @@ uint32_t fd_run(fd_chip *c, uint64_t deadline, const fd_stops *stops, fd_event *
      * timer, and every stop of ours and every cycle we add ends the batch
      * (fd_end_batch), so the run is cycle for cycle the same (tested both
      * ways). Not while a PC is watched: that is checked per instruction. */
-    c->batching = c->batch && !watch_pc && avr->run == avr_callback_run_raw;
+    c->batching = c->batch && !watch_pc && (avr->run == avr_callback_run_raw || c->cov);
     avr->run_cycle_limit = c->batching ? FD_BATCH_LIMIT : 1;
     avr->run_cycle_count = 0; /* the first instruction runs alone: the count is fresh after it */
 

@@ -42,6 +42,8 @@ void fd_snapshot(fd_chip *c, uint8_t *out) {
     memcpy(p, head, 16);
     p += 16;
     memcpy(p, avr, c->block_size);
+    /* the run callback as without coverage: a snapshot is the same either way */
+    memcpy(p + offsetof(avr_t, run), &c->plain_run, sizeof c->plain_run);
     p += c->block_size;
     memcpy(p, avr->data, c->data_snap);
     p += c->data_snap;
@@ -73,6 +75,7 @@ int fd_restore(fd_chip *c, const uint8_t *in) {
         return -1;
     const uint8_t *p = in + 16;
     memcpy(avr, p, c->block_size);
+    fd_cov_set_run(c); /* coverage is the chip's setting, not the snapshot's */
     p += c->block_size;
     memcpy(avr->data, p, c->data_snap);
     p += c->data_snap;

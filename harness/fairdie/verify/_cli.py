@@ -23,7 +23,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import BadInput, Parser, add_spread_options, int_at_least, progress_bar
+from fairdie._cmdline import (
+    BadInput,
+    Parser,
+    add_cov_option,
+    add_spread_options,
+    covering,
+    int_at_least,
+    progress_bar,
+)
 from fairdie.errors import FairdieError
 from fairdie.verify._burn import DEFAULT_PROGRAMMER
 
@@ -84,6 +92,7 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
     )
     p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
     add_spread_options(p, pieces="subjects' campaigns")
+    add_cov_option(p)
     for s in subjects:
         if s.options is not None:
             s.options.add(p.add_argument_group(f"the {s.subject}'s options (its boards only)"))
@@ -172,21 +181,22 @@ def verify_main(argv: list[str]) -> int:
     try:
         if args.report is not None:
             check_report_folder(args.report)
-        verdict = verify(
-            args.firmware,
-            board=args.board,
-            eep=args.eep,
-            only=only,
-            options=Options(
-                seed=args.seed,
-                jobs=args.jobs,
-                scheduler=args.scheduler,
-                subjects={s.subject: s.options.read(args) for s in subjects if s.options},
-            ),
-            progress=progress,
-            programmer=args.programmer,
-            report=args.report,
-        )
+        with covering(args):
+            verdict = verify(
+                args.firmware,
+                board=args.board,
+                eep=args.eep,
+                only=only,
+                options=Options(
+                    seed=args.seed,
+                    jobs=args.jobs,
+                    scheduler=args.scheduler,
+                    subjects={s.subject: s.options.read(args) for s in subjects if s.options},
+                ),
+                progress=progress,
+                programmer=args.programmer,
+                report=args.report,
+            )
         out = verdict.as_json()
         if args.report is not None:
             out["report"] = str(write_report(verdict, args.report))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, int_in, run_command
+from fairdie._cmdline import SEED, Parser, add_cov_option, int_in, run_command
 from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
@@ -222,6 +222,7 @@ def _press_parser() -> Parser:
     )
     _add_die_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_cov_option(p)
     return p
 
 

@@ -57,6 +57,14 @@ noise, the ``die-direct`` and ``die-charlieplex`` builds):
   replayed and checked, summed over the rounds.
 - ``presses_over_floor_direct``, ``presses_over_floor_charlieplex``: the
   presses' speed over their floor's.
+- ``covered_press_ms``: milliseconds of one press of a die whose chip records
+  coverage (:meth:`fairdie.sim.Chip.coverage_on`, the direct build);
+  ``uncovered_press_ms``: the same presses of a die without it (same seed,
+  same presses, the two dice pressing in turn, each press timed alone in CPU
+  time (``time.process_time``: the one figure not in wall time, since on a
+  loaded machine the turns see different loads), until each die's time
+  reaches ``press_seconds``; the bench fails unless they show the same
+  faces); ``coverage_overhead``: the first over the second.
 - ``snapshot_restore_us``: microseconds for one :meth:`~fairdie.sim.Chip.snapshot`
   plus one :meth:`~fairdie.sim.Chip.restore` on a die chip powered and running
   mid-press (the direct build, 10 ms into a press); median over 1000 pairs.
@@ -95,6 +103,7 @@ TARGETS: dict[str, tuple[str, float]] = {
     "harness_over_raw": (">=", 0.95),
     "presses_over_floor_direct": (">=", 0.6),
     "presses_over_floor_charlieplex": (">=", 0.8),
+    "coverage_overhead": ("<=", 1.5),
     "snapshot_restore_us": ("<=", 10.0),
     "verify_seconds": ("<=", 60.0),
 }
@@ -108,6 +117,7 @@ ROWS: tuple[tuple[str, str | None, str | None], ...] = (
     ("harness_mcycles_per_s", "raw_unbatched_mcycles_per_s", "harness_over_raw_unbatched"),
     ("harness_mcycles_per_s", "python_step_mcycles_per_s", "harness_over_python_step"),
     *((f"presses_per_s_{b}", f"press_floor_per_s_{b}", f"presses_over_floor_{b}") for b in _BUILDS),
+    ("covered_press_ms", "uncovered_press_ms", "coverage_overhead"),
     ("snapshot_restore_us", None, None),
     ("hold_10s_wall_ms", None, None),
     ("verify_seconds", None, None),
@@ -253,7 +263,9 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
     chip.power_on()
     chip.run(100_000)  # past start-up, into the loop
     dice = {name: Die(board=board, seed=0) for name, board in _BUILDS.items()}
-    for die in dice.values():
+    plain, covered = Die(board=_BUILDS["direct"], seed=0), Die(board=_BUILDS["direct"], seed=0)
+    covered.chip.coverage_on()
+    for die in (*dice.values(), plain, covered):
         die.roll()  # not timed: the first press of an erased die clears the table
     step_cycles = max(cycles // 20, 100_000)
     loops: dict[str, list[float]] = {"raw": [], "unbatched": [], "harness": []}
@@ -262,6 +274,7 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
     pressed: dict[str, list[float]] = {name: [] for name in dice}
     floor: dict[str, list[float]] = {name: [] for name in dice}
     count: dict[str, list[int]] = {name: [] for name in dice}
+    cover: dict[str, list[float]] = {"uncovered": [], "covered": []}
     for r in range(rounds):
         for name, s in _engine_round(chip, cycles, r).items():
             loops[name].append(s)
@@ -271,6 +284,9 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
             floor[name].append(_replay(die, p))
             pressed[name].append(p.seconds)
             count[name].append(len(p.ends))
+        without, with_, k = _coverage_round(plain, covered, press_seconds)
+        cover["uncovered"].append(without / k)
+        cover["covered"].append(with_ / k)
     raw, unbatched, ours = loops["raw"], loops["unbatched"], loops["harness"]
     harness = cycles / statistics.median(ours) / 1e6
     python_step = step_cycles / statistics.median(step) / 1e6
@@ -285,6 +301,9 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
         "harness_over_raw_unbatched": _median_ratio(unbatched, ours),
         "python_step_mcycles_per_s": python_step,
         "harness_over_python_step": harness / python_step,
+        "covered_press_ms": statistics.median(cover["covered"]) * 1000,
+        "uncovered_press_ms": statistics.median(cover["uncovered"]) * 1000,
+        "coverage_overhead": _median_ratio(cover["covered"], cover["uncovered"]),
     }
     for name, n in count.items():
         out[f"presses_per_s_{name}"] = statistics.median(map(operator.truediv, n, pressed[name]))
@@ -293,6 +312,28 @@ def _measure(cycles: int, rounds: int, press_seconds: float) -> dict[str, Any]:
         out[f"presses_over_floor_{name}"] = _median_ratio(floor[name], pressed[name])
         out[f"presses_checked_{name}"] = sum(n)
     return out
+
+
+def _coverage_round(plain: Any, covered: Any, seconds: float) -> tuple[float, float, int]:
+    """Seconds of the same presses without and with coverage, pressed in
+    turn (see the docstring), and how many each die made."""
+    from fairdie.errors import SimulationError
+
+    spent = [0.0, 0.0]
+    n = 0
+    while min(spent) < seconds or n < _MIN_PRESSES:
+        shown = []
+        for i, die in enumerate((plain, covered)):
+            t = time.process_time()
+            press = die.roll()
+            spent[i] += time.process_time() - t
+            shown.append((press.face, press.display))
+        if shown[0] != shown[1]:
+            raise SimulationError(
+                f"bench: with coverage press {n} shows {shown[1]}, not {shown[0]}"
+            )
+        n += 1
+    return spent[0], spent[1], n
 
 
 def _snapshot_restore() -> float:

@@ -1,0 +1,108 @@
+"""``--fairdie-cov``: the coverage of every chip a session makes, merged over
+xdist workers, written as asked, summed up at the end, and held to a floor."""
+
+from __future__ import annotations
+
+import pytest
+
+# The inner runs share this process: import the engine once (see test_plugin.py).
+import fairdie.sim._chip  # noqa: F401
+from fairdie.coverage import CoverageSet
+
+# Tests that each make their own chips, differently: spread over workers
+# they must add up to what one process counts.
+TESTS = """
+import pytest
+from fairdie.sim import Chip
+from fairdie.toolchain import build, firmware_dir
+
+def chip(**defines):
+    b = build(firmware_dir() / "tests" / "cov_c", defines=defines)
+    c = Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu)
+    c.power_on()
+    return c
+
+@pytest.mark.parametrize("loops", [3, 4, 6])  # not 5, the default: one flash, one ELF
+def test_loops(loops):
+    chip(LOOPS=loops).run(20_000)
+
+def test_interrupt():
+    c = chip()
+    c.run(10_000)
+    c.drive("PB1", 0)
+    c.run(10_000)
+
+def test_after_restore():
+    c = chip()
+    c.run(10_000)
+    s = c.snapshot()
+    c.drive("PB3", 0)
+    c.run(10_000)
+    c.restore(s)
+    c.run(5_000)
+"""
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    pytester.makepyfile(test_cov=TESTS)
+    return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
+
+
+def test_two_workers_count_what_one_process_counts(pytester: pytest.Pytester) -> None:
+    serial = _run(
+        pytester, "-n", "0", "--fairdie-cov=json:serial.json", "--fairdie-cov=lcov:a.info"
+    )
+    assert serial.ret == 0, serial.stdout.str()
+    parallel = _run(pytester, "-n", "2", "--fairdie-cov=json:parallel.json")
+    assert parallel.ret == 0, parallel.stdout.str()
+    one = CoverageSet.load(pytester.path / "serial.json")
+    two = CoverageSet.load(pytester.path / "parallel.json")
+    assert len(one) == 4  # four builds of cov_c
+    assert one == two
+    # a file row and a total in the summary; the LCOV tracefile written
+    out = serial.stdout.str()
+    assert "fairdie firmware coverage" in out and "main.c" in out and "total" in out
+    assert (pytester.path / "a.info").read_text().startswith("TN:")
+    assert "fairdie firmware coverage" in parallel.stdout.str()
+
+
+def test_fail_under_fails_a_passing_session(pytester: pytest.Pytester) -> None:
+    low = _run(pytester, "-n", "0", "--fairdie-cov-fail-under=0")
+    assert low.ret == 0
+    high = _run(pytester, "-n", "0", "--fairdie-cov-fail-under=100")
+    assert high.ret == 1
+    assert "below --fairdie-cov-fail-under=100" in high.stdout.str()
+    written = [p.name for p in pytester.path.iterdir() if not p.name.startswith(".")]
+    assert written == ["test_cov.py"]  # no output asked for, none written
+
+
+@pytest.mark.parametrize(
+    "arg",
+    [
+        "--fairdie-cov=bogus:x",
+        "--fairdie-cov=lcov",
+        "--fairdie-cov=lcov:missing/x.info",
+        "--fairdie-cov-fail-under=101",
+    ],
+)
+def test_a_bad_option_is_a_usage_error(pytester: pytest.Pytester, arg: str) -> None:
+    r = _run(pytester, arg)
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "fairdie: --fairdie-cov" in r.stderr.str()
+
+
+@pytest.mark.usefixtures("unrecorded")
+def test_without_the_option_no_chip_records(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_off="""
+        from fairdie.sim import Chip
+        from fairdie.toolchain import build, firmware_dir
+
+        def test_off():
+            b = build(firmware_dir() / "tests" / "cov_c")
+            assert not Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu).coverage_recording
+        """
+    )
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-n", "0")
+    assert r.ret == 0
+    assert "fairdie firmware coverage" not in r.stdout.str()
