@@ -44,7 +44,7 @@ import os
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -300,15 +300,21 @@ def pytest_runtest_makereport(
     report.user_properties.extend(evidence.properties)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _fairdie_junit(
-    pytestconfig: pytest.Config, record_testsuite_property: Callable[[str, object], None]
-) -> None:
-    """Firmware, board and seed as JUnit suite properties (valid under xunit2)."""
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Firmware, board and seed as JUnit suite properties (valid under xunit2),
+    recorded by the process that writes the XML. Under pytest-xdist that is the
+    controller: a worker has no XML, and its ``record_testsuite_property``
+    records nothing."""
+    from _pytest.junitxml import xml_key  # the XML writer; the fixture only reaches it in tests
+
+    xml = session.config.stash.get(xml_key, None)
+    if xml is None:
+        return
     unset = {_FIRMWARE.name: "built from the board", _BOARD.name: "none given"}
     for o in OPTIONS:
-        value = _value(pytestconfig, o)
-        record_testsuite_property(o.name, value if value is not None else unset[o.name])
+        value = _value(session.config, o)
+        xml.add_global_property(o.name, value if value is not None else unset[o.name])
 
 
 @pytest.fixture(scope="session", autouse=True)
