@@ -19,6 +19,7 @@ from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
 from fairdie.subjects.die._board import die_spec
+from fairdie.subjects.die._models import press_mismatch
 
 if TYPE_CHECKING:
     from fairdie.sim import Firmware
@@ -232,7 +233,7 @@ def _press(a: argparse.Namespace) -> int:
     die = make_die(a)
     if vcd is not None:
         die.chip.trace_kinds = TRACE_KINDS
-    presses = [die.roll(a.hold) for _ in range(a.count)]
+    presses, mismatch = _checked_presses(die, a.count, a.hold)
     faces = [p.face for p in presses]
     counts = list(die.counts) if die.has_counters else None
     out: dict[str, Any] = {
@@ -249,6 +250,7 @@ def _press(a: argparse.Namespace) -> int:
         "button": die.roll_control,
         "firmware": str(die.chip.firmware.path),
         "replay": a.replay,
+        "mismatch": mismatch,
     }
     if vcd is not None:
         chip = die.chip
@@ -283,6 +285,9 @@ def _press(a: argparse.Namespace) -> int:
             ' and nothing stored (README: "When the die shows its fault pattern")',
             file=sys.stderr,
         )
+    if mismatch is not None:  # what a failing test's replay must say: exit 1
+        print(f"fairdie: {mismatch}; replay: {a.replay}", file=sys.stderr)
+        return 1
     named = set(die.faces.symbol_names)
     if all(p.face is None and p.display not in named for p in presses):
         # a die that never shows a face or a symbol its board names fails
@@ -294,6 +299,22 @@ def _press(a: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _checked_presses(die: Any, count: int, hold: float | None) -> tuple[list[Any], str | None]:
+    """``count`` presses, each checked against the die's model when it has one:
+    (the presses, why the first that is not the model's is not, else None)."""
+    model = die.model
+    presses, mismatch = [], None
+    for n in range(1, count + 1):
+        before = die.chip.eeprom if model is not None and mismatch is None else b""
+        p = die.roll(hold)
+        presses.append(p)
+        if before:
+            wrong = press_mismatch(model, before, p.adc_codes, p.face, die.chip.eeprom)
+            if wrong is not None:
+                mismatch = f"press {n} is not its {model.name} model's: {wrong}"
+    return presses, mismatch
 
 
 #: presses rolled again under another seed to tell whether the seed matters

@@ -28,6 +28,7 @@ __all__ = [
     "SeedModel",
     "conversion_mismatch",
     "model_named",
+    "press_mismatch",
 ]
 
 ERASED = b"\xff" * 64
@@ -179,6 +180,32 @@ def conversion_mismatch(model: DieModel, codes: Sequence[int]) -> str | None:
         return None
     more = "more" if wanted is None else str(wanted)
     return f"the firmware converted {len(codes)} times, its {model.name} model {more}"
+
+
+def press_mismatch(
+    model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
+) -> str | None:
+    """None when a press is ``model``'s: from the image ``before``, converting
+    ``codes``, it showed ``face`` (None: no face) and left ``after`` (or, held
+    for the clear, the model's clear of it); else why not, in words."""
+    wrong = conversion_mismatch(model, codes)
+    if wrong is not None:
+        return wrong
+    want_face, want = model.press(before, codes)
+    if face != want_face:
+        return f"it showed {_shown(face)}, the model {_shown(want_face)}"
+    got = after[: len(want)]
+    if got == want or got == model.cleared(want)[: len(want)]:
+        return None
+    at = next(i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w)
+    return (
+        f"it left EEPROM byte {at} at 0x{got[at]:02X} (table {list(model.table(after))}),"
+        f" the model 0x{want[at]:02X} (table {list(model.table(want))})"
+    )
+
+
+def _shown(face: int | None) -> str:
+    return "the fault pattern" if face is None else f"face {face}"
 
 
 def model_named(name: str) -> DieModel:
