@@ -213,25 +213,38 @@ def test_press_the_seed_variant(capsys):
     assert r["counts"] == list(model.table(image))
 
 
-def test_help_names_the_commands_with_parsers_of_their_own(capsys):
+def test_help_and_the_unknown_command_error_list_the_registry(capsys):
+    """``fairdie --help`` lists every command of the one registry, one line
+    each, in order, its help in one column; the unknown-command error names
+    them all; each answers ``--help`` with a usage line of its own."""
+
     def status(*argv: str) -> int | str | None:
         try:
             return main(list(argv))
         except SystemExit as e:  # argparse's --help exits
             return e.code
 
-    assert status("--help") == 0
-    out = capsys.readouterr().out
-    from fairdie.cli import CORE
-    from fairdie.subjects import commands
+    from fairdie.cli import registry
 
-    every = [*CORE, *commands()]
+    every = registry()
     assert {"build", "verify", "debug", "press", "roll", "demo", "lab", "faults", "bench"} <= set(
         every
     )
-    for command in every:  # every command is listed, and answers --help
-        assert f"\n  {command} " in out
-        assert status(command, "--help") == 0
+    assert status("--help") == 0
+    out = capsys.readouterr().out
+    listed = out.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in listed] == list(every)
+    column = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in listed}
+    assert len(column) == 1, listed  # every help text starts in the same column
+    for line, entry in zip(listed, every.values(), strict=True):
+        tag = f" [{entry.subject}]" if entry.subject else ""
+        assert line.rstrip().endswith(entry.help + tag), line
+    assert status("no-such-command") == 2
+    err = capsys.readouterr().err
+    assert err == (f"fairdie: error: no command 'no-such-command' (commands: {', '.join(every)})\n")
+    for command in every:  # every command answers --help
+        assert status(command, "--help") == 0, command
+        assert capsys.readouterr().out.startswith(f"usage: fairdie {command}"), command
     assert status("lab", "search", "--help") == 0
     from fairdie.subjects import subjects
 
