@@ -213,6 +213,46 @@ def test_press_the_seed_variant(capsys):
     assert r["counts"] == list(model.table(image))
 
 
+def _table_rows(out: str) -> dict[str, list[int]]:
+    """The rows of a drawn table under its ``face`` row: label -> six numbers."""
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("face "))
+    rows = {}
+    for line in lines[at + 1 : at + 3]:
+        label, *numbers = line.split()
+        if numbers[:6] and all(n.isdigit() for n in numbers[:6]):
+            rows[label] = [int(n) for n in numbers[:6]]
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("variant", "label"), [("direct", "offset"), ("seed", "count")], ids=["fair", "seed"]
+)
+def test_demo_labels_offsets_as_offsets_and_counts_the_faces_shown(capsys, variant, label):
+    """After 36 presses the faces shown add up to 36; the fair rule's table is
+    labelled offsets (they add up to far less), the seed's counters counts."""
+    rc, out, _ = run(capsys, "demo", "--variant", variant, "--count", "36")
+    assert rc == 0
+    rows = _table_rows(out)
+    assert set(rows) == {label, "shown"}
+    assert sum(rows["shown"]) == 36
+    if label == "count":
+        assert rows["count"] == rows["shown"]  # an erased chip: its counters are the tally
+    else:
+        assert sum(rows["offset"]) < 36 and "counts above the least-shown face's" in out
+    assert f"the {label}s are now [0, 0, 0, 0, 0, 0]" in out
+
+
+def test_press_says_what_its_table_holds(capsys):
+    rc, out, _ = run(capsys, "press", "--count", "20", "--json")
+    r = json.loads(out)
+    assert rc == 0 and r["table_kind"] == "offsets"
+    assert r["shown"] == [r["faces"].count(f) for f in range(1, 7)] and sum(r["shown"]) == 20
+    rc, out, _ = run(capsys, "press", "--count", "20", "--variant", "seed", "--json")
+    r = json.loads(out)
+    assert rc == 0 and r["table_kind"] == "counts" and r["counts"] == r["shown"]
+
+
 def test_help_and_the_unknown_command_error_list_the_registry(capsys):
     """``fairdie --help`` lists every command of the one registry, one line
     each, in order, its help in one column; the unknown-command error names

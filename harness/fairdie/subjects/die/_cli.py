@@ -240,6 +240,8 @@ def _press(a: argparse.Namespace) -> int:
         "faces": faces,
         "displays": [p.display for p in presses],
         "counts": counts,
+        "table_kind": die.table_kind if counts is not None else None,
+        "shown": [faces.count(f) for f in range(1, 7)],
         "display": presses[-1].display,
         "seed": a.seed,
         "noise": a.noise or ("floating" if die.noise is not None else None),
@@ -269,7 +271,7 @@ def _press(a: argparse.Namespace) -> int:
     else:
         print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
         if counts is not None:
-            print(draw_table(counts))
+            print(draw_table(counts, kind=die.table_kind, shown=faces))
         print(f"display at release: {out['display']}    replay: {a.replay}")
         if out["seed_matters"] is False:
             print(f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same)")
@@ -377,10 +379,11 @@ def _demo(a: argparse.Namespace) -> int:
     presses = [die.roll(0.2) for _ in range(a.count)]
     print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
     print()
-    print(draw_table(die.counts))
+    print(draw_table(die.counts, kind=die.table_kind, shown=[p.face for p in presses]))
     held = die.roll(10.0)
     print(
-        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(die.counts)}"
+        f"\nheld for 10 s: the display shows {held.display!r},"
+        f" the {die.table_kind} are now {list(die.counts)}"
     )
     print(draw_dice([held.display], faces=die.faces))
     return 0

@@ -262,6 +262,12 @@ class Die(Device):
             return self.model.table(self.chip.eeprom)
         return tuple(self.chip.read_eeprom(self._counter_address(), 6))
 
+    @property
+    def table_kind(self) -> str:
+        """What :attr:`counts` holds: ``"counts"``, or ``"offsets"`` for a rule
+        that keeps each face's count above the least-shown face's (the fair rule)."""
+        return self.model.table_kind if self.model is not None else "counts"
+
     def set_counts(self, counts: Sequence[int]) -> None:
         """Store a table as the die keeps it (a fresh image for a model)."""
         if self.model is not None:

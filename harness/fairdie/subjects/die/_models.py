@@ -46,6 +46,12 @@ class DieModel(Protocol):
         """The most ADC conversions a press makes."""
         ...
 
+    @property
+    def table_kind(self) -> str:
+        """What :meth:`table`'s numbers are: ``"counts"`` (presses per face) or
+        ``"offsets"`` (each face's count above the least-shown face's)."""
+        ...
+
     def conversions(self, codes: Iterable[int]) -> int:
         """How many of ``codes`` (read in turn, as the ADC gives them) a press
         converts: it depends on the codes alone, never on the EEPROM."""
@@ -93,6 +99,7 @@ class DieModel(Protocol):
 class FairModel:
     name: str = "fair"
     reads: int = _fair.MOST_READS
+    table_kind: str = "offsets"
     footprint: range = range(_ring.SLOTS * _ring.RECORD)
 
     def conversions(self, codes: Iterable[int]) -> int:
@@ -131,6 +138,7 @@ class FairModel:
 class SeedModel:
     name: str = "seed"
     reads: int = 1
+    table_kind: str = "counts"
     footprint: range = range(6)
 
     def conversions(self, codes: Iterable[int]) -> int:

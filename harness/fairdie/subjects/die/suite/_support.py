@@ -66,6 +66,7 @@ class SeedCountersAt:
 
     name = "seed"
     reads = 1
+    table_kind = "counts"
 
     def __init__(self, address: int, size: int = EEPROM_SIZE) -> None:
         if not 0 <= address <= size - 6:
