@@ -392,7 +392,7 @@ def fairdie_chip(pytestconfig: pytest.Config, fairdie_setup: Setup) -> Chip:
     from fairdie._evidence import Subject
 
     chip = fairdie_setup.chip()
-    _subject(pytestconfig, Subject(chip))
+    _subject(pytestconfig, Subject(chip, board=fairdie_setup.board))
     return chip
 
 

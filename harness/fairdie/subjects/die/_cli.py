@@ -263,6 +263,7 @@ def _press(a: argparse.Namespace) -> int:
             comment=f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
             f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz,"
             f" seed {a.seed}",
+            board=die.board,
         )
         out["vcd"] = str(vcd)
         out["events"] = summary(chip)
