@@ -60,7 +60,15 @@ if TYPE_CHECKING:
     from fairdie.device import Device, Setup
     from fairdie.sim import Chip, Firmware
 
-__all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value", "session_board"]
+__all__ = [
+    "OPTIONS",
+    "PROFILES",
+    "add_subject",
+    "board_option",
+    "note_collection",
+    "option_value",
+    "session_board",
+]
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,9 @@ _TMP: pytest.StashKey[pytest.TempPathFactory] = pytest.StashKey()
 #: the session's setup, when made to check a given firmware at configure time
 _SETUP: pytest.StashKey[Setup] = pytest.StashKey()
 _REPORTED: pytest.StashKey[bool] = pytest.StashKey()
+#: lines about the collection, printed once (:func:`note_collection`)
+_NOTES: pytest.StashKey[list[str]] = pytest.StashKey()
+_NOTES_KEY = "fairdie_notes"
 _NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
 #: the core's fixtures that make chips; each subject's fixture module adds its ``__all__``
 _CORE_FIXTURES = frozenset(
@@ -204,6 +215,37 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     parts = [f"{o.name}={_value(config, o)}" for o in OPTIONS]
     return ["fairdie: " + ", ".join(parts)]
+
+
+def note_collection(config: pytest.Config, line: str) -> None:
+    """Report one line about the collection (a suite's deselected tests) once:
+    under the collection count in one process; under pytest-xdist, where the
+    workers collect, each worker hands it to the controller, which prints it
+    once at the end."""
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput.setdefault(_NOTES_KEY, []).append(line)
+    config.stash.setdefault(_NOTES, []).append(line)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    notes: list[str] = config.stash.get(_NOTES, [])
+    return list(notes)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller keeps the lines its workers noted (each worker the same)."""
+    notes = node.config.stash.setdefault(_NOTES, [])
+    for line in getattr(node, "workeroutput", {}).get(_NOTES_KEY, []):
+        if line not in notes:
+            notes.append(line)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        for line in config.stash.get(_NOTES, []):
+            terminalreporter.write_line(line)
 
 
 def replay_command(config: pytest.Config, item: pytest.Item) -> str:

@@ -80,6 +80,17 @@ def test_one_build_runs_what_applies_and_names_the_rest_in_one_line(
     )
 
 
+def test_under_xdist_the_line_comes_once_from_the_controller(pytester: pytest.Pytester) -> None:
+    hex_path = build("die_t13a", variant="direct").hex
+    r = pytester.runpytest_subprocess(
+        *SUITE, f"--fairdie-firmware={hex_path}", DIRECT, "-k", OTHER_BUILDS, "-n", "2"
+    )
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    assert outcomes(r) == {"passed": 7}
+    lines = [x for x in r.outlines if x.startswith("fairdie die suite:")]
+    assert len(lines) == 1 and lines[0].startswith("fairdie die suite: 21 tests deselected")
+
+
 def test_with_our_builds_the_tests_of_every_build_run(pytester: pytest.Pytester) -> None:
     """No firmware given: the suite builds ours, and the tests one given build
     would leave out run (here: the other clock on both wirings)."""

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from fairdie.subjects.die import Die
 
 
-#: the reasons tests were deselected (the build each needs), and how many for each
-_DESELECTED: pytest.StashKey[dict[str, int]] = pytest.StashKey()
 _HERE = Path(__file__).resolve().parent
 
 
@@ -75,7 +73,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _deselect_other_builds(config: pytest.Config, items: list[pytest.Item], given: Board) -> None:
+    """Deselect the suite's tests that need another build than the one given,
+    and say so in one line, by the build each needs."""
     from fairdie.board import load_board
+    from fairdie.plugin import note_collection
 
     boards = functools.cache(load_board)
     keep: list[pytest.Item] = []
@@ -86,22 +87,16 @@ def _deselect_other_builds(config: pytest.Config, items: list[pytest.Item], give
         (keep if reason is None else drop).append(item)
         if reason is not None:
             why[reason] = why.get(reason, 0) + 1
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
-    config.stash[_DESELECTED] = why
-
-
-def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
-    """One line for the tests the given build cannot run, by the build each needs."""
-    why = config.stash.get(_DESELECTED, None)
-    if not why:
-        return []
+    if not drop:
+        return
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
     needs = ", ".join(f"{n} need {reason}" for reason, n in why.items())
-    return [
-        f"fairdie die suite: {sum(why.values())} tests deselected, not for the build given"
-        f" ({needs}); they run when the suite builds ours (no --fairdie-firmware)"
-    ]
+    note_collection(
+        config,
+        f"fairdie die suite: {len(drop)} tests deselected, not for the build given ({needs});"
+        " they run when the suite builds ours (no --fairdie-firmware)",
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
