@@ -61,7 +61,8 @@ $(STAMP): $(SETUP_INPUTS)
 
 demo: $(STAMP) ## set up if needed, then build, press and verify the die (report in out/verify)
 	$(VENV)/bin/fairdie demo
-	$(VENV)/bin/fairdie verify "$$($(VPY) -m fairdie.toolchain --target die_t13a --json | $(VPY) -c 'import json, sys; print(json.load(sys.stdin)["elf"])')" --report out/verify
+	$(VENV)/bin/fairdie build --target die_t13a --out out/build
+	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
 test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...)
 	@$(MAKE) lint
@@ -83,9 +84,9 @@ firmware: $(STAMP) ## build the die's variants (direct, charlieplex, seed) and p
 	$(VPY) -m fairdie.toolchain --target die_t13a --variant charlieplex
 	$(VPY) -m fairdie.toolchain --target die_t13a --variant seed
 
-bench: $(STAMP) ## simulator speed benchmark: human output, then JSON
-	$(VENV)/bin/fairdie bench
-	$(VENV)/bin/fairdie bench --json
+bench: $(STAMP) ## simulator speed benchmark: one run, a table here and its JSON in out/bench.json
+	@mkdir -p out
+	$(VENV)/bin/fairdie bench --json-out out/bench.json
 
 campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
 	@mkdir -p out

@@ -24,12 +24,16 @@ fi
 python=${PYTHON:-python3}
 
 # AVR toolchain and debugger, simavr (1.6 on Debian bookworm) with its headers and
-# pkg-config file, the host C compiler for the cffi extension, and clang-format.
+# pkg-config file, the host C compiler for the cffi extension, clang-format, lcov
+# (its genhtml reads the coverage tracefiles in the tests), and
+# Chromium, which the tests run headless to render fairdie verify's HTML report.
 wanted=(
     gcc-avr avr-libc binutils-avr gdb-avr
     libsimavr-dev libelf-dev pkg-config
     gcc libc6-dev make
     clang-format
+    lcov
+    chromium
 )
 
 # The system Python lacks venv/ensurepip and its C headers unless python3-venv and

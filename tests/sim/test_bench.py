@@ -108,11 +108,15 @@ def test_the_report_is_a_table_of_figure_value_yardstick_ratio_goal(figures):
     assert harness[5:7] == [">=", f"{TARGETS['harness_over_raw'][1]:g}"] and harness[7] == met
 
 
-def test_cli_bench_json(capsys):
+def test_cli_bench_json(capsys, tmp_path):
     # the full verify it can time (some 30 s) is test_verify.py's to check
+    kept = tmp_path / "bench.json"
     argv = ["bench", "--json", "--cycles", "1000000", "--rounds", "1", "--no-verify"]
-    assert main(argv) == 0
-    check_figures(json.loads(capsys.readouterr().out), verify=False)
+    assert main([*argv, "--json-out", str(kept)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    check_figures(printed, verify=False)
+    # make bench prints the table and keeps the JSON of the same run, not of a second one
+    assert json.loads(kept.read_text()) == printed
 
 
 def test_bench_refuses_bad_parameters():

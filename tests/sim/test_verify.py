@@ -97,9 +97,16 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     # the report: one self-contained page, every plot embedded
     page = (report / "index.html").read_text()
     assert out["report"] == str(report / "index.html")
-    assert page.count("src='data:image/png;base64,") == 5
+    assert page.count("src='data:image/png;base64,") == 6
     assert not re.search(r"src=['\"](?!data:)", page)
-    for png in ("faces.png", "spread.png", "guess_rate.png", "timing.png", "energy.png"):
+    for png in (
+        "faces.png",
+        "spread.png",
+        "guess_rate.png",
+        "timing.png",
+        "energy.png",
+        "battery.png",
+    ):
         assert (report / png).read_bytes()[:4] == b"\x89PNG"
     # the human form: a table of every check, then the energy's figures
     text = format_verdict(out)

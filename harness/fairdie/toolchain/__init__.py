@@ -26,7 +26,9 @@ errors. Our compile flags live in one place (:data:`CFLAGS`,
 the target sits in. Every failure is a
 :class:`fairdie.errors.ToolchainError` with a one-line message.
 Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
-``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]``.
+``[--target NAME_OR_DIR] [--variant V] [--f-cpu HZ] [-D NAME=VALUE] [--json]
+[--out DIR [--force]]``; ``--out`` copies the files to burn out of the cache
+(:mod:`fairdie.toolchain._out`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ._build import (
     Flags,
     build,
     compile_flags,
+    hex_images,
     simavr_include_dir,
 )
 from ._cache import default_cache_dir
@@ -74,6 +77,7 @@ __all__ = [
     "elf_sections",
     "firmware_dir",
     "format_build",
+    "hex_images",
     "load_target",
     "resolve_target",
     "run_build_command",

@@ -48,6 +48,7 @@ __all__ = [
     "build",
     "compile_flags",
     "first_error",
+    "hex_images",
     "simavr_include_dir",
 ]
 
@@ -324,6 +325,12 @@ def _objcopy(objcopy: Any, elf: Path, hex_path: Path, eep: Path) -> None:
             raise ToolchainError(f"avr-objcopy failed: {(err or out).strip()[:160]}")
     if not eep.exists() or eep.stat().st_size == 0:
         eep.write_text(_EMPTY_HEX, encoding="ascii")  # no .eeprom: a valid, empty HEX
+
+
+def hex_images(elf: Path, hex_path: Path, eep: Path) -> None:
+    """Write ``elf``'s flash (``.text``, ``.data``) and EEPROM (``.eeprom``) as
+    Intel HEX, as a build does (an ELF with no EEPROM data: an empty HEX)."""
+    _objcopy(_tool("avr-objcopy"), elf, hex_path, eep)
 
 
 def _hashed_files(target: Target, simavr_include: Path | None) -> dict[str, bytes]:

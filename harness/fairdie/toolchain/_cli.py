@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from fairdie.errors import FairdieError, ToolchainError
@@ -79,6 +80,15 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
         "-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="a define"
     )
     parser.add_argument("--cache-dir", type=Path, help="cache folder (default $FAIRDIE_CACHE)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="also copy the ELF, HEX, EEP (when there is EEPROM data) and a fuses file there",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="with --out: replace files fairdie did not write"
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -102,10 +112,20 @@ def run_build_command(args: argparse.Namespace) -> int:
         defines=defines,
         cache_dir=args.cache_dir,
     )
+    if args.out is not None:
+        from ._out import write_out
+
+        written = write_out(b, args.out, force=args.force)
+        b = replace(b, elf=written[0], hex=written[1], eep=written[2] if b.eeprom_bytes else b.eep)
     if args.json:
-        print(json.dumps(b.as_dict()))
+        out = b.as_dict()
+        if args.out is not None:
+            out["out"] = [str(p) for p in written]
+        print(json.dumps(out))
     else:
         print(format_build(b, target.budget.stack if target.budget else None))
+        if args.out is not None:
+            print(f"out     {args.out}: {' '.join(p.name for p in written)}")
     return 0
 
 

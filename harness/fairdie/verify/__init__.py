@@ -14,7 +14,9 @@ board it goes on, and runs, in order:
 - the scenario files the board names (``scenarios`` under ``[board]``).
 
 What the emulation did not model on the chips the checks ran is a note in
-the verdict, not a failure. Every chip is made from one
+the verdict, not a failure. The verdict names the bytes checked and the
+``avrdude`` line that burns them (its burn sheet), and each check's evidence
+(VCDs of its presses or runs, drawings, replay commands). Every chip is made from one
 :class:`~fairdie.device.Setup`. ``fairdie verify`` is the command
 (:func:`verify_main`); ``--report DIR`` writes an HTML page with the plots
 (:func:`write_report`). The energy estimate (:func:`estimate`) works from any
@@ -47,7 +49,8 @@ from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 if TYPE_CHECKING:
     from fairdie.verify._candidate import Candidate
     from fairdie.verify._energy import Energy, Part, estimate, estimate_run
-    from fairdie.verify._report import pyplot, save_figure, write_report
+    from fairdie.verify._plots import pyplot, save_figure
+    from fairdie.verify._report import write_report
     from fairdie.verify._run import Verdict, all_checks, verify
     from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline, record_run
 
@@ -94,8 +97,8 @@ _LAZY = {
     "Part": "_energy",
     "estimate": "_energy",
     "estimate_run": "_energy",
-    "pyplot": "_report",
-    "save_figure": "_report",
+    "pyplot": "_plots",
+    "save_figure": "_plots",
     "write_report": "_report",
     "Verdict": "_run",
     "all_checks": "_run",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from fairdie.sim import Chip
     from fairdie.verify._candidate import Candidate
     from fairdie.verify._energy import Energy
+    from fairdie.verify._evidence import Evidence
     from fairdie.verify._timeline import Timeline
 
 __all__ = [
@@ -171,6 +172,7 @@ class Context:
         self.folder = folder  #: a temporary folder for the run's files
         self.tick: Callable[[float], None] = lambda f: None  #: a fraction of this check done
         self.runs = False  #: the firmware loads on the board's MCU
+        self.current = ""  #: the name of the check running
         #: facts a check learnt for the verdict's header and JSON (a subject's model, ...)
         self.facts: dict[str, Any] = {}
         self.notes: list[str] = []  #: warnings in the verdict: not failures
@@ -179,7 +181,36 @@ class Context:
         self.report: list[ReportPart] = []
         #: a subject's own state, by subject name (the core's keys start "verify.")
         self.state: dict[str, Any] = {}
+        #: each check's links in the report (by check name), and the files they name
+        self.evidence: dict[str, list[Evidence]] = {}
+        self.files: dict[str, bytes] = {}
         self._chips: list[Chip] = []
+
+    def link(
+        self, check: str, title: str, *, file: str | None = None, command: str | None = None
+    ) -> None:
+        """Link ``check``'s row in the report to a file of :attr:`files` or a command."""
+        from fairdie.verify._evidence import Evidence
+
+        self.evidence.setdefault(check, []).append(Evidence(title, file, command))
+
+    def link_file(self, name: str, title: str) -> None:
+        """Link the running check to the file ``name`` (once)."""
+        if all(e.file != name for e in self.evidence.get(self.current, ())):
+            self.link(self.current, title, file=name)
+
+    def add_file(self, name: str, data: bytes) -> str:
+        """Keep ``data`` for the report folder as ``name``; the name."""
+        self.files[name] = data
+        return name
+
+    def add_vcd(self, chip: Chip, name: str, comment: str = "") -> str:
+        """The chip's trace as a VCD for the report (the board's parts named); its name."""
+        from fairdie._trace import write
+
+        path = self.folder / name
+        write(chip, path, comment=comment, board=self.c.board)
+        return self.add_file(name, path.read_bytes())
 
     def chip(self, **options: object) -> Chip:
         """A fresh chip of the candidate's setup (counted for :meth:`unmodelled`)."""

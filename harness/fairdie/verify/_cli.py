@@ -1,26 +1,31 @@
 """``fairdie verify``: check the firmware a maker is about to burn, in emulation.
 
     fairdie verify [FIRMWARE] [--eep FILE] [--board FILE] [--report DIR] [--json]
-                   [--only CHECK[,CHECK...]] [--seed S] [--jobs J] [--scheduler ADDRESS]
+                   [--programmer ID] [--only CHECK[,CHECK...]] [--seed S] [--jobs J]
+                   [--scheduler ADDRESS]
                    [a subject's own options: the die's --presses N, --hold S]
 
 A subject adds its own options (its :class:`~fairdie.verify.Checks`'
 ``options``); ``--help`` lists them under its name. It prints a table
-(check, pass/fail/skipped, a one-line reason) and exits 0 when no check
-failed, 1 when one did, 2 for bad input (one line ``fairdie: error: ...``),
-130 when interrupted.
+(check, pass/fail/skipped, a one-line reason), then the burn sheet
+(:mod:`fairdie.verify._burn`), and exits 0 when no check failed (a skipped
+check does not fail the run), 1 when one did, 2 for bad input (one line
+``fairdie: error: ...``), 130 when interrupted.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from argparse import ArgumentTypeError
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairdie._cmdline import BadInput, Parser, add_spread_options, int_at_least, progress_bar
 from fairdie.errors import FairdieError
+from fairdie.verify._burn import DEFAULT_PROGRAMMER
 
 if TYPE_CHECKING:
     from fairdie.verify._check import Checks
@@ -28,6 +33,13 @@ if TYPE_CHECKING:
 __all__ = ["format_verdict", "verify_main"]
 
 PROG = "fairdie verify"
+_PROGRAMMER = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}")
+
+
+def _programmer(text: str) -> str:
+    if not _PROGRAMMER.fullmatch(text):
+        raise ArgumentTypeError(f"not an avrdude programmer id: {text!r}")
+    return text
 
 
 def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
@@ -51,7 +63,19 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
         metavar="FILE",
         help="a board file or shipped board (default: the shipped board of the file's build)",
     )
-    p.add_argument("--report", type=Path, metavar="DIR", help="write an HTML report there")
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="DIR",
+        help="write an HTML report there, with the evidence it links to",
+    )
+    p.add_argument(
+        "--programmer",
+        type=_programmer,
+        default=DEFAULT_PROGRAMMER,
+        metavar="ID",
+        help=f"the avrdude programmer (-c) the burn command names (default {DEFAULT_PROGRAMMER})",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--only",
@@ -97,6 +121,8 @@ def format_verdict(out: dict[str, Any]) -> str:
     if out["notes"]:
         lines.append("")
         lines += [f"note: {n}" for n in out["notes"]]
+    if out.get("burn_lines"):
+        lines += ["", *out["burn_lines"]]
     n = out["counts"]
     lines += [
         "",
@@ -158,6 +184,8 @@ def verify_main(argv: list[str]) -> int:
                 subjects={s.subject: s.options.read(args) for s in subjects if s.options},
             ),
             progress=progress,
+            programmer=args.programmer,
+            report=args.report,
         )
         out = verdict.as_json()
         if args.report is not None:
@@ -170,5 +198,9 @@ def verify_main(argv: list[str]) -> int:
         close()
         return 130
     close()
-    print(json.dumps(out, indent=2) if args.json else format_verdict(out))
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        out["burn_lines"] = verdict.burn.lines() if verdict.burn is not None else []
+        print(format_verdict(out))
     return 0 if verdict.passed else 1

@@ -20,7 +20,10 @@ from fairdie.board import Board
 from fairdie.verify._figures import CR2032_MAH, FIGURES, active_ma, idle_ma
 from fairdie.verify._timeline import Timeline
 
-__all__ = ["Energy", "Part", "estimate", "estimate_run"]
+__all__ = ["LED_PART", "Energy", "Part", "estimate", "estimate_run"]
+
+#: the part that is the LEDs' light
+LED_PART = "LEDs (ms summed over LEDs)"
 
 _MERGE_S = 0.001  # ADC conversions closer than this count as one stretch of ADC on
 #: the modes (as the engine names them) counted at the power-down figure
@@ -71,6 +74,31 @@ class Energy:
     run_s: float | None = None
     #: what the runs were ("2 s from power-on, no input", "scenario x.toml", ...)
     runs: tuple[str, ...] = ()
+    #: the second half of each press, per press: (seconds, LEDs' lit seconds, other
+    #: charge uC): how the charge grows with a longer hold
+    tail: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+    @property
+    def led_s(self) -> float:
+        """The LEDs' lit time per press (s, summed over lit paths)."""
+        return sum(p.seconds for p in self.parts if p.name == LED_PART)
+
+    def uc_at(self, hold: float, led_ma: float) -> float:
+        """The charge per press held ``hold`` s with LEDs at ``led_ma``: beyond
+        the recorded hold, linear at the rate of the presses' second halves."""
+        tail_s, tail_led, tail_other = self.tail
+        other = self.per_press_uc - self.led_s * self.led_ma * 1000
+        led_s = self.led_s
+        if tail_s > 0:
+            extra = hold - self.hold_s
+            led_s = max(0.0, led_s + extra * tail_led / tail_s)
+            other = max(0.0, other + extra * tail_other / tail_s)
+        return other + led_s * led_ma * 1000
+
+    def presses_at(self, hold: float, led_ma: float) -> float:
+        """Presses a CR2032 (nominal capacity) powers at :meth:`uc_at`."""
+        uc = self.uc_at(hold, led_ma)
+        return CR2032_MAH * 3.6e6 / uc if uc > 0 else 0.0
 
     @property
     def per_press_uc(self) -> float:
@@ -210,7 +238,7 @@ def _press(tl: Timeline, board: Board, t0: int, t1: int, tally: _Tally) -> None:
         path = led.series or led.name
         paths[path] = max(paths.get(path, 0.0), on)
     seconds = sum(paths.values()) / f
-    tally.add("LEDs (ms summed over LEDs)", seconds, board.led_ma)
+    tally.add(LED_PART, seconds, board.led_ma)
 
 
 def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_power: bool) -> Energy:
@@ -225,7 +253,17 @@ def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_pow
         raise ValueError("no press recorded")
     tally = _Tally()
     standby_uc = standby_s = 0.0
+    tail = [0.0, 0.0, 0.0]
     for tl in timelines:
+        t1 = tl.end if by_power else tl.settled
+        half = _Tally()
+        mid = (tl.start + t1) // 2
+        _press(tl, board, mid, t1, half)
+        led = half.seconds.get(LED_PART, 0.0)
+        tail[0] += (t1 - mid) / tl.frequency / len(timelines)
+        tail[1] += led / len(timelines)
+        charge = sum(half.seconds[k] * half.ma[k] * 1000 for k in half.seconds)
+        tail[2] += (charge - led * board.led_ma * 1000) / len(timelines)
         if by_power:
             _press(tl, board, tl.start, tl.end, tally)
             continue
@@ -247,6 +285,7 @@ def estimate(timelines: Sequence[Timeline], board: Board, *, hold: float, by_pow
         led_ma=board.led_ma,
         figures=tuple(order),
         notes=tuple(sorted(tally.notes)),
+        tail=(tail[0], tail[1], tail[2]),
     )
 
 

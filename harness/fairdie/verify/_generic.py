@@ -108,11 +108,22 @@ def scenario_results(ctx: Context) -> list[ScenarioResult]:
     if found is None:
         c = ctx.c
         found = run_scenarios(c.board.scenarios, firmware=c.path, board=c.board, seed=ctx.o.seed)
-        for r in found:
+        for i, r in enumerate(found):
             if r.device is not None:
                 ctx.track(r.device.chip)
+                ctx.add_vcd(r.device.chip, scenario_vcd(i), f"scenario {c.board.scenarios[i]}")
         ctx.state[_SCENARIOS] = found
+    for i, (name, r) in enumerate(zip(ctx.c.board.scenarios, found, strict=True)):
+        if r.device is not None:
+            ctx.link_file(scenario_vcd(i), f"VCD of scenario {name}")
+        if all(e.command != r.replay for e in ctx.evidence.get(ctx.current, ())):
+            ctx.link(ctx.current, f"scenario {name}: its replay", command=r.replay)
     return list(found)
+
+
+def scenario_vcd(i: int) -> str:
+    """The report's name of the VCD of the board's ``i``-th scenario (from 0)."""
+    return f"scenario-{i + 1}.vcd"
 
 
 def _scenarios(ctx: Context) -> Result:

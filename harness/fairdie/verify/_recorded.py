@@ -55,22 +55,34 @@ def recorded_runs(ctx: Context) -> Runs:
     """The board's scenarios, or a run of :data:`RUN_S` seconds with no input (once)."""
     found = ctx.state.get(_RUNS)
     if isinstance(found, Runs):
+        if ctx.c.board.scenarios:
+            scenario_results(ctx)  # links the scenarios' VCDs and replays
+        else:
+            _link(ctx)
         return found
     bd = ctx.c.board
     if bd.scenarios:
-        results = scenario_results(ctx)
+        results = scenario_results(ctx)  # links the scenarios' VCDs and replays
         devices = [r.device for r in results if r.device is not None]
         runs = Runs(
             tuple(scenario_timeline(d) for d in devices),
             tuple(f"scenario {f}" for f, r in zip(bd.scenarios, results, strict=True) if r.device),
         )
+        ctx.state[_RUNS] = runs
+        return runs
     else:
         from fairdie.device import Device
 
         dev = Device(ctx.chip(), bd, seed=ctx.o.seed)
-        runs = Runs((record_run(dev, RUN_S),), (f"{RUN_S:g} s from power-on, no input",))
+        tl = record_run(dev, RUN_S, keep=lambda chip: ctx.add_vcd(chip, "run.vcd"))
+        runs = Runs((tl,), (f"{RUN_S:g} s from power-on, no input",))
     ctx.state[_RUNS] = runs
+    _link(ctx)
     return runs
+
+
+def _link(ctx: Context) -> None:
+    ctx.link_file("run.vcd", f"VCD of the recorded run ({RUN_S:g} s from power-on, no input)")
 
 
 def scenario_timeline(device: Device) -> Timeline:

@@ -1,9 +1,16 @@
-"""``--report DIR``: a self-contained HTML page of a verify run.
+"""``--report DIR``: an HTML page of a verify run, and the evidence it links.
 
-``DIR/index.html`` embeds every plot as a base64 PNG (the PNG files are
-written beside it too): what the subject's checks add (the die: its fairness
-campaign's plots and table), a timing diagram of one recorded run from the
-chip's trace, and the energy breakdown. Needs matplotlib (the ``plot`` extra).
+``DIR/index.html`` opens with a coloured PASS/FAIL banner, then the burn
+sheet (:mod:`fairdie.verify._burn`: the bytes checked, by SHA-256, the MCU,
+clock and fuses, the fairdie version and date, and the avrdude command).
+Each check's row links its evidence, written into ``DIR``: the VCDs of the
+presses or runs it judged, drawings of the LEDs expected against those lit,
+and the command that replays it. Every plot is embedded as a base64 PNG
+(and written beside the page): what the subject's checks add (the die: its
+fairness campaign's plots), a timing diagram of one recorded press, the
+energy breakdown and the battery figure's sensitivity to the LEDs' current
+and the hold (:mod:`fairdie.verify._plots`). Needs matplotlib (the ``plot``
+extra).
 """
 
 from __future__ import annotations
@@ -11,22 +18,36 @@ from __future__ import annotations
 import base64
 import html
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairdie.errors import FairdieError
-from fairdie.verify._check import FAIL, PASS
-from fairdie.verify._figures import FIGURES
+from fairdie.verify._check import FAIL, PASS, SKIP
+from fairdie.verify._figures import CR2032_MAH, FIGURES
+from fairdie.verify._plots import battery_png, energy_png, timing_png
 from fairdie.verify._run import all_checks
-from fairdie.verify._timeline import Timeline
 
 if TYPE_CHECKING:
+    from fairdie.verify._burn import BurnSheet
     from fairdie.verify._energy import Energy
+    from fairdie.verify._evidence import Evidence
     from fairdie.verify._run import Verdict
 
-__all__ = ["check_report_folder", "pyplot", "save_figure", "write_report"]
+__all__ = ["check_report_folder", "write_report"]
 
-_COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e"}
+_COLOURS = {PASS: "#1a7f37", FAIL: "#cf222e", SKIP: "#6e7781"}
+_LABELS = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIP"}
 _INDEX = "index.html"
+_STYLE = (
+    "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#24292f}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;"
+    "padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}"
+    "img{max-width:100%}figure{margin:1.5em 0}figcaption{color:#57606a}"
+    "#verdict{color:white;font-size:2.2em;font-weight:bold;padding:0.5em 0.8em;"
+    "border-radius:6px;margin-bottom:0.5em}#verdict small{font-size:0.45em;font-weight:normal;"
+    "display:block}.status{color:white;font-weight:bold;padding:1px 6px;border-radius:3px}"
+    "code,pre{background:#f6f8fa;font-size:13px}pre{padding:8px;white-space:pre-wrap;"
+    "word-break:break-all}ul.ev{margin:0;padding-left:1.2em}"
+)
 
 
 def check_report_folder(folder: Path) -> None:
@@ -46,6 +67,14 @@ def check_report_folder(folder: Path) -> None:
 def write_report(verdict: Verdict, folder: Path) -> Path:
     """Write the report; the path of its index.html."""
     check_report_folder(folder)
+    try:
+        for name, data in verdict.files.items():
+            path = folder / name
+            if path.is_symlink():
+                path.unlink()
+            path.write_bytes(data)
+    except OSError as e:
+        raise FairdieError(f"--report {folder}: {e.strerror or e}") from None
     pngs: list[tuple[str, str]] = []  # (title, file name)
     for part in verdict.report:
         pngs += part.images(folder)
@@ -54,127 +83,17 @@ def write_report(verdict: Verdict, folder: Path) -> Path:
             "One press from the chip's trace: the LED pins (high, low, or mid-way while an"
             " input), EEPROM busy, ADC converting, CPU asleep (the mode its SM bits chose)"
         )
-        pngs.append((title, _timing_png(verdict, folder)))
-    if verdict.energy is not None:
-        per = "press" if verdict.energy.run_s is None else "recorded run"
-        pngs.append((f"Charge per {per}, by state", _energy_png(verdict.energy, folder)))
+        pngs.append((title, timing_png(verdict, folder)))
+    energy = verdict.energy
+    if energy is not None:
+        per = "press" if energy.run_s is None else "recorded run"
+        pngs.append((f"Charge per {per}, by state", energy_png(energy, folder)))
+        if energy.run_s is None:
+            pngs.append((_battery_title(energy), battery_png(energy, folder)))
     page = _page(verdict, [(t, folder / n) for t, n in pngs])
     out = folder / _INDEX
     out.write_text(page, encoding="utf-8")
     return out
-
-
-# ---- plots --------------------------------------------------------------------------
-
-
-def pyplot() -> Any:
-    """matplotlib's pyplot, drawing off screen."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_figure(fig: Any, path: Path) -> str:
-    """Write ``fig`` as a PNG at ``path``; its file name."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    pyplot().close(fig)
-    return path.name
-
-
-def _timing_png(verdict: Verdict, folder: Path) -> str:
-    """Rows: each LED pin's level, EEPROM busy, ADC converting, CPU asleep."""
-    tl = verdict.timeline
-    assert tl is not None
-    plt = pyplot()
-    events = [tl.first_lit or tl.start, tl.eeprom_done or tl.start]
-    events += [b for _, b in tl.adc]
-    busy_end = max(events)
-    span = min(tl.end, busy_end + max(round(0.25 * (busy_end - tl.start)), tl.frequency // 200))
-    x_end = tl.ms(span)
-    rows = len(tl.pin_names) + 3
-    fig, axes = plt.subplots(rows, 1, figsize=(9, 0.55 * rows + 1.4), sharex=True)
-    for ax, pin in zip(axes, tl.pin_names, strict=False):
-        xs, ys = _pin_levels(tl, pin, span)
-        ax.step(xs, ys, where="post", color="#0969da")
-        _row(ax, pin)
-    bars = [
-        ("EEPROM busy", [(a, b) for a, b, _ in tl.eeprom], "#bf8700"),
-        ("ADC converting", list(tl.adc), "#8250df"),
-        ("CPU asleep", [(s.start, s.end) for s in tl.sleeps], "#57606a"),
-    ]
-    for ax, (name, spans, colour) in zip(axes[len(tl.pin_names) :], bars, strict=True):
-        cut = [(tl.ms(a), tl.ms(min(b, span)) - tl.ms(a)) for a, b in spans if a < span]
-        ax.broken_barh(cut, (0.15, 0.7), color=colour)
-        _row(ax, name)
-    modes = sorted({s.mode for s in tl.sleeps if s.start < span})
-    if modes:
-        axes[-1].text(x_end, 0.5, " " + ", ".join(modes), va="center", fontsize=8)
-    if tl.first_lit is not None and tl.first_lit < span:
-        for ax in axes:
-            ax.axvline(tl.ms(tl.first_lit), color="#cf222e", lw=0.8, ls="--")
-    axes[-1].set_xlabel("ms after power-on" if tl.release == tl.end else "ms after the press")
-    axes[-1].set_xlim(0, x_end)
-    held = tl.ms(tl.end)
-    fig.suptitle(
-        f"{verdict.candidate.label}: one press (shown {tl.shown}); the first {x_end:.0f} ms of"
-        f" {held:.0f} ms, red: the first LED lit",
-        fontsize=10,
-    )
-    return save_figure(fig, folder / "timing.png")
-
-
-def _row(ax: Any, name: str) -> None:
-    ax.set_ylim(-0.1, 1.1)
-    ax.set_yticks([])
-    ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=8)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
-
-
-def _pin_levels(tl: Timeline, pin: str, span: int) -> tuple[list[float], list[float]]:
-    """1 driven high, 0 driven low, 0.5 not driven (an input)."""
-    port, bit = pin[1], int(pin[2])
-
-    def level(state: int) -> float:
-        driven = (state >> (8 + bit)) & 1 or (state >> (16 + bit)) & 1
-        return float((state >> bit) & 1) if driven else 0.5
-
-    changes = [c for c in tl.pins if c.port == port]
-    first = level(changes[0].before) if changes else 0.5
-    xs, ys = [0.0], [first]
-    for c in changes:
-        if c.cycle >= span:
-            break
-        xs.append(tl.ms(c.cycle))
-        ys.append(level(c.state))
-    xs.append(tl.ms(span))
-    ys.append(ys[-1])
-    return xs, ys
-
-
-def _energy_png(energy: Energy, folder: Path) -> str:
-    plt = pyplot()
-    parts = list(reversed(energy.parts))
-    fig, ax = plt.subplots(figsize=(8, 0.45 * len(parts) + 1.5))
-    values = [max(p.uc, 1e-3) for p in parts]
-    ax.barh([p.name for p in parts], values, color="#0969da")
-    ax.set_xscale("log")
-    for i, p in enumerate(parts):
-        ax.text(values[i], i, f" {p.uc:.4g} uC", va="center", fontsize=8)
-    what = (
-        f"press held {energy.hold_s:g} s"
-        if energy.run_s is None
-        else f"run of {energy.run_s:.3g} s"
-    )
-    ax.set(
-        xlabel=f"charge per {what.split()[0]} (uC, log scale)",
-        title=f"Energy estimate: {energy.per_press_uc / 1000:.3g} mC per {what}",
-    )
-    return save_figure(fig, folder / "energy.png")
 
 
 # ---- the page -----------------------------------------------------------------------
@@ -192,40 +111,91 @@ def _img(title: str, path: Path) -> str:
     )
 
 
+def _banner(verdict: Verdict) -> str:
+    skipped = verdict.count(SKIP)
+    if not verdict.passed:
+        status, line = FAIL, f"FAIL: {', '.join(c.name for c in verdict.failed)}"
+    else:
+        status = PASS
+        line = "PASS: every check passed" if not skipped else "PASS: no check failed"
+    counts = (
+        f"{verdict.count(PASS)} passed, {verdict.count(FAIL)} failed, {skipped} skipped"
+        f" (SKIP: does not apply, with the reason) in {verdict.seconds:.1f} s"
+    )
+    return (
+        f"<div id='verdict' class='{status}' style='background:{_COLOURS[status]}'>"
+        f"{_e(line)}<small>{_e(counts)}</small></div>"
+    )
+
+
+def _burn_html(b: BurnSheet) -> str:
+    f = b.fuses
+    rows = [
+        ("HEX", f"{b.hex_name} ({b.flash_bytes} B)"),
+        ("HEX SHA-256", b.hex_sha256),
+        (
+            "EEP",
+            "none (no EEPROM data)" if b.eep_name is None else f"{b.eep_name} ({b.eeprom_bytes} B)",
+        ),
+    ]
+    if b.eep_sha256 is not None:
+        rows.append(("EEP SHA-256", b.eep_sha256))
+    rows += [
+        ("MCU", b.mcu),
+        ("clock", f"{b.f_cpu} Hz"),
+        ("fuses", "unknown" if f is None else f"{f.burn} (brown-out detector {f.bod})"),
+        ("fuses from", b.fuse_source),
+        ("fairdie", b.version),
+        ("date (UTC)", b.date),
+        ("programmer", b.programmer),
+    ]
+    cells = "".join(f"<tr><th>{_e(k)}</th><td><code>{_e(v)}</code></td></tr>" for k, v in rows)
+    return (
+        "<h2>Burn sheet: the bytes checked</h2>"
+        f"<table id='burn-sheet'>{cells}</table>"
+        f"<p>Burn exactly these bytes and fuses:</p><pre id='avrdude'>{_e(b.avrdude)}</pre>"
+    )
+
+
+def _links(items: list[Evidence]) -> str:
+    out = []
+    for ev in items:
+        if ev.file is not None:
+            out.append(f"<li><a href='{_e(ev.file)}'>{_e(ev.title)}</a></li>")
+        if ev.command is not None:
+            out.append(f"<li>{_e(ev.title)}: <code>{_e(ev.command)}</code></li>")
+    return f"<ul class='ev'>{''.join(out)}</ul>" if out else ""
+
+
 def _page(verdict: Verdict, images: list[tuple[str, Path]]) -> str:
     s = verdict.candidate
     what = {c.name: c.what for c, _ in all_checks()}
     rows = "".join(
-        f"<tr><td title='{_e(what.get(c.name, ''))}'>{_e(c.name)}</td>"
-        f"<td style='color:{_COLOURS.get(c.status, '#57606a')};font-weight:bold'>"
-        f"{_e(c.status)}</td><td>{_e(c.reason)}</td><td>{c.seconds:.2f}</td></tr>"
+        f"<tr id='check-{_e(c.name)}'><td title='{_e(what.get(c.name, ''))}'>{_e(c.name)}</td>"
+        f"<td><span class='status' style='background:{_COLOURS.get(c.status, '#6e7781')}'>"
+        f"{_e(_LABELS.get(c.status, c.status))}</span></td><td>{_e(c.reason)}</td>"
+        f"<td>{_links(verdict.evidence.get(c.name, []))}</td><td>{c.seconds:.2f}</td></tr>"
         for c in verdict.checks
-    )
-    verdict_line = (
-        "PASS: every check passed"
-        if verdict.passed and not verdict.count("skipped")
-        else "PASS (no check failed)"
-        if verdict.passed
-        else f"FAIL: {', '.join(c.name for c in verdict.failed)}"
     )
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>fairdie verify: {_e(s.label)}</title>",
-        "<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;color:#24292f}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #d0d7de;"
-        "padding:4px 8px;text-align:left;vertical-align:top;font-size:14px}"
-        "img{max-width:100%}figure{margin:1.5em 0}figcaption{color:#57606a}</style>",
+        f"<style>{_STYLE}</style>",
         "</head><body>",
+        _banner(verdict),
         f"<h1>fairdie verify: {_e(s.label)}</h1>",
         f"<p>{_e(s.path)} on board {_e(s.board.name)} ({_e(s.board.source)}): the"
         f" {_e(s.board.mcu)} at {s.f_cpu} Hz, {s.board.vcc_mv} mV."
         f" Build: {_e(s.identified or s.identify_note or 'not identified')}"
         + "".join(f"; {_e(k)}: {_e('none' if v is None else v)}" for k, v in verdict.facts.items())
         + ".</p>",
-        f"<h2>{_e(verdict_line)}</h2>",
-        f"<p>{verdict.count('pass')} passed, {verdict.count('fail')} failed,"
-        f" {verdict.count('skipped')} skipped in {verdict.seconds:.1f} s.</p>",
-        "<table><tr><th>check</th><th>result</th><th>reason</th><th>s</th></tr>",
+    ]
+    if verdict.burn is not None:
+        parts.append(_burn_html(verdict.burn))
+    parts += [
+        "<h2>Checks</h2>",
+        "<table id='checks'><tr><th>check</th><th>result</th><th>reason</th><th>evidence</th>"
+        "<th>s</th></tr>",
         rows,
         "</table>",
     ]
@@ -238,6 +208,15 @@ def _page(verdict: Verdict, images: list[tuple[str, Path]]) -> str:
         parts.append(_img(title, path))
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def _battery_title(e: Energy) -> str:
+    return (
+        f"Presses from a CR2032 against the LEDs' current and the hold; the figure rests on"
+        f" {e.led_ma:g} mA per lit LED (the board's led_ma), a press held {e.hold_s:g} s and"
+        f" the cell's nominal {CR2032_MAH:g} mAh. Holds other than {e.hold_s:g} s are"
+        " extrapolated at the rate of the second half of each recorded press"
+    )
 
 
 def _energy_html(e: Energy) -> str:
@@ -258,4 +237,11 @@ def _energy_html(e: Energy) -> str:
         " <code>led_ma</code>).</p><table><tr><th>state</th><th>ms</th><th>mA</th>"
         f"<th>uC</th></tr>{rows}</table><p>The currents it rests on:</p><ul>{figs}</ul>"
         + (f"<ul>{notes}</ul>" if notes else "")
+        + (
+            f"<p id='rests-on'>The battery figure rests on: LEDs at {e.led_ma:g} mA each, a"
+            f" press held {e.hold_s:g} s, a CR2032 of {CR2032_MAH:g} mAh (nominal). The plot"
+            " below shows how it moves with the first two.</p>"
+            if e.run_s is None
+            else ""
+        )
     )

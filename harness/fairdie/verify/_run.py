@@ -20,6 +20,7 @@ from typing import Any
 
 from fairdie.errors import FairdieError
 from fairdie.verify._brownout import BROWNOUT_CHECKS
+from fairdie.verify._burn import DEFAULT_PROGRAMMER, BurnSheet, burn_sheet
 from fairdie.verify._candidate import Candidate, load_candidate, temp_folder
 from fairdie.verify._check import (
     FAIL,
@@ -33,6 +34,7 @@ from fairdie.verify._check import (
     ReportPart,
 )
 from fairdie.verify._energy import Energy
+from fairdie.verify._evidence import Evidence
 from fairdie.verify._generic import BUILD_CHECKS, LATE_CHECKS
 from fairdie.verify._recorded import RUN_CHECKS
 from fairdie.verify._timeline import Timeline
@@ -83,6 +85,10 @@ class Verdict:
     energy: Energy | None = None
     timeline: Timeline | None = None  #: one recorded run, for the timing diagram
     report: list[ReportPart] = field(default_factory=list)
+    burn: BurnSheet | None = None  #: the bytes checked and how to burn them
+    #: each check's links (by check name), and the files they name (in memory)
+    evidence: dict[str, list[Evidence]] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
 
     @property
     def failed(self) -> list[CheckResult]:
@@ -111,7 +117,11 @@ class Verdict:
             "facts": list(self.facts),  # the keys above that a subject's checks added
             "passed": self.passed,
             "counts": {k: self.count(k) for k in (PASS, FAIL, SKIP)},
-            "checks": [r.as_json() for r in self.checks],
+            "checks": [
+                {**r.as_json(), "evidence": [e.as_json() for e in self.evidence.get(r.name, ())]}
+                for r in self.checks
+            ],
+            "burn": self.burn.as_json() if self.burn is not None else None,
             "notes": list(self.notes),
             "unmodelled": list(self.unmodelled),
             "energy": self.energy.as_json() if self.energy else None,
@@ -140,10 +150,14 @@ def verify(
     only: Iterable[str] | None = None,
     options: Options | None = None,
     progress: Callable[[float], None] | None = None,
+    programmer: str = DEFAULT_PROGRAMMER,
+    report: Path | None = None,
 ) -> Verdict:
     """Verify ``firmware`` (an ELF or HEX; None: build the board's own) on ``board``.
 
     ``only`` names the checks to run (those marked ``always`` run anyway);
+    the burn sheet names ``programmer``, and with ``report`` (the report
+    folder) the HEX and EEP of an ELF are copied there;
     ``progress(units)`` is told of work done, out of :func:`total_units`.
     Raises :class:`~fairdie.errors.FairdieError` for bad input (a missing or
     unreadable file, no board and no build to pick one by); a firmware that
@@ -180,6 +194,7 @@ def verify(
                 run, reason = _CORE_BY_NAME[check.name], None  # the core's, on this board
             results.append(_one(run, ctx, wanted, reason))
             tick(max(0.0, before + check.weight - done[0]))
+        sheet = _sheet(ctx, programmer, report)
     unmodelled = tuple(ctx.unmodelled())
     notes = list(ctx.notes)
     if unmodelled:
@@ -198,7 +213,22 @@ def verify(
         energy=ctx.energy,
         timeline=ctx.timeline,
         report=ctx.report,
+        burn=sheet,
+        evidence=ctx.evidence,
+        files=ctx.files,
     )
+
+
+def _sheet(ctx: Context, programmer: str, report: Path | None) -> BurnSheet | None:
+    """The burn sheet, or None (and a note why) for a firmware not to burn on this board."""
+    if not ctx.runs:
+        ctx.notes.append("no burn sheet: the firmware cannot run on this board")
+        return None
+    try:
+        return burn_sheet(ctx.c, programmer=programmer, work=ctx.folder, report=report)
+    except FairdieError as e:
+        ctx.notes.append(f"no burn sheet: {e}")
+        return None
 
 
 def total_units(only: Iterable[str] | None = None) -> float:
@@ -218,5 +248,6 @@ def _one(check: Check, ctx: Context, wanted: set[str], not_here: str | None) -> 
             check.name, SKIP, "the firmware cannot run on this board (see mcu-and-memory)"
         )
     t0 = time.perf_counter()
+    ctx.current = check.name
     status, reason, details = check.run(ctx)
     return CheckResult(check.name, status, reason, details, time.perf_counter() - t0)

@@ -17,7 +17,7 @@ displays are counted as they are lit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -219,9 +219,12 @@ class Recorder:
         )
 
 
-def record_run(device: Device, seconds: float) -> Timeline:
+def record_run(
+    device: Device, seconds: float, keep: Callable[[Chip], object] | None = None
+) -> Timeline:
     """Power ``device`` on and record ``seconds`` of its run with no input
-    (its buttons as the board leaves them, its EEPROM as it is)."""
+    (its buttons as the board leaves them, its EEPROM as it is); ``keep(chip)``
+    is called while the trace holds the run."""
     chip = device.chip
     kinds = chip.trace_kinds
     chip.trace_kinds = KINDS
@@ -234,6 +237,8 @@ def record_run(device: Device, seconds: float) -> Timeline:
         rec.run_to(start + chip.cycles_for(seconds))
         end = chip.cycle
         lit = device.lit()
+        if keep is not None:
+            keep(chip)
         return rec.timeline(
             start=start,
             end=end,

@@ -416,10 +416,18 @@ def bench_main(argv: list[str]) -> int:
         help="leave out verify_seconds (a full fairdie verify of the default build)",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--json-out",
+        type=Path,
+        metavar="FILE",
+        help="also write the same run's figures as one JSON object to FILE",
+    )
 
     def run(a: argparse.Namespace) -> int:
         r = run_benchmarks(cycles=a.cycles, rounds=a.rounds, verify=a.verify)
         print(json.dumps(r) if a.json else format_report(r))
+        if a.json_out is not None:
+            a.json_out.write_text(json.dumps(r, indent=1) + "\n")
         return 0
 
     return run_command(p, argv, run, replay=True)

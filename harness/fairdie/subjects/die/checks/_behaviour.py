@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from fairdie.noise import Codes
 from fairdie.subjects.die._board import die_spec
 from fairdie.subjects.die._models import conversion_mismatch
+from fairdie.subjects.die.checks._links import link_face, link_replay
 from fairdie.subjects.die.checks._model import QUICK_HOLD_S
 from fairdie.subjects.die.checks._press import record_press
 from fairdie.subjects.die.checks._report import RollsReport
@@ -57,6 +58,7 @@ def faces(ctx: Context) -> Result:
     display = st.die().faces
     wrong = []
     for face, tl in presses.items():
+        link_face(ctx, face, tl)
         if tl.shown != str(face):
             want = _lit_names(display.lit_for(str(face)))
             wrong.append(f"face {face} lit {_lit_names(tl.lit)} ({tl.shown}), not {want}")
@@ -183,9 +185,13 @@ def clear(ctx: Context) -> Result:
     state = model.state
 
     def hold(seconds: float) -> Timeline:
-        return record_press(st.die(eeprom=image, codes=codes), seconds)
+        die = st.die(eeprom=image, codes=codes)
+        return record_press(die, seconds, keep=st.keeper(f"clear-held-{seconds:g}s.vcd"))
 
     long, short = hold(_CLEAR_HOLD_S), hold(_NO_CLEAR_HOLD_S)
+    for seconds in (_CLEAR_HOLD_S, _NO_CLEAR_HOLD_S):
+        what = f"held {seconds:g} s from face 1's table"
+        link_replay(ctx, what, image, seconds, f"clear-held-{seconds:g}s-replay.vcd")
     every = frozenset(st.die().faces.leds)
     problems = []
     if state(long.after) != cleared:
@@ -208,9 +214,10 @@ def clear(ctx: Context) -> Result:
 def fresh_chip(ctx: Context) -> Result:
     c, st = ctx.c, DieState.of(ctx)
     die = st.die()
-    tl = record_press(die, _FRESH_HOLD_S)
+    tl = record_press(die, _FRESH_HOLD_S, keep=st.keeper("fresh-chip.vcd", "an erased chip"))
     st.fresh = tl
     st.publish()
+    link_replay(ctx, "a press of an erased chip", None, _FRESH_HOLD_S, "fresh-chip-replay.vcd")
     start = "an erased chip" + (" (with the file's EEPROM image)" if c.file.eeprom else "")
     if not (tl.shown.isdigit() and 1 <= int(tl.shown) <= 6):
         return fail(f"{start} showed {tl.shown}, no face")

@@ -220,6 +220,12 @@ def energy(ctx: Context) -> Result:
     st = DieState.of(ctx)
     timelines = st.presses_for_energy()
     hold = die_options(ctx).hold
-    ctx.energy = e = estimate(timelines, ctx.c.board, hold=hold, by_power=st.by_power)
+    e = estimate(timelines, ctx.c.board, hold=hold, by_power=st.by_power)
     st.publish()
+    if e.led_s <= 0:
+        return skip(
+            f"none of the {len(timelines)} recorded presses lit an LED: no charge per press"
+            " to give (a die that shows nothing is judged by faces)"
+        )
+    ctx.energy = e
     return ok(e.summary(), **e.as_json())

@@ -2,30 +2,38 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from fairdie.device import steady_symbol
 from fairdie.verify import KINDS, Recorder, Timeline
 
 if TYPE_CHECKING:
+    from fairdie.sim import Chip
     from fairdie.subjects.die import Die
 
 __all__ = ["record_press"]
 
 
-def record_press(die: Die, hold: float, *, tail: float = 0.0) -> Timeline:
+def record_press(
+    die: Die, hold: float, *, tail: float = 0.0, keep: Callable[[Chip], object] | None = None
+) -> Timeline:
     """Press ``die`` for ``hold`` seconds and record it.
 
     A power-switch die is powered for ``hold`` seconds. A button die (powered
     on first if it is not) has its button held ``hold`` seconds without
     bounce, then is watched ``settle_ms`` and ``tail`` seconds more. The die's
-    EEPROM and noise are as the caller left them.
+    EEPROM and noise are as the caller left them. ``keep(chip)`` is called
+    while the chip's trace still holds the press (to write it as a VCD).
     """
     chip = die.chip
     kinds = chip.trace_kinds
     chip.trace_kinds = KINDS
     try:
-        return _record(die, hold, tail)
+        timeline = _record(die, hold, tail)
+        if keep is not None:
+            keep(chip)
+        return timeline
     finally:
         chip.trace_kinds = kinds
 

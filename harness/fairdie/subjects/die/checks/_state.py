@@ -3,7 +3,7 @@ the recorded presses, the campaigns' results."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from fairdie.noise import Codes
@@ -15,6 +15,7 @@ from fairdie.verify import Context, Timeline
 
 if TYPE_CHECKING:
     from fairdie.device import Setup
+    from fairdie.sim import Chip
     from fairdie.subjects.die import Die
     from fairdie.subjects.die._models import DieModel
     from fairdie.subjects.die.faults import Report
@@ -127,10 +128,30 @@ class DieState:
                 self.images[face] = (image, codes)
                 die = self.die(eeprom=image, codes=codes)
                 self._faces[face] = record_press(
-                    die, die_options(self.ctx).hold, tail=self._tail(die)
+                    die,
+                    die_options(self.ctx).hold,
+                    tail=self._tail(die),
+                    keep=self.keeper(
+                        f"face-{face}.vcd", f"face {face} forced through the model's table"
+                    ),
                 )
             self.publish()
+        self._link(f"face-{f}.vcd" for f in self._faces)
         return self._faces
+
+    def keeper(self, name: str, comment: str = "") -> Callable[[Chip], object]:
+        """A ``record_press`` ``keep``: the press as a VCD, linked to the running check."""
+
+        def keep(chip: Chip) -> None:
+            self.ctx.add_vcd(chip, name, comment)
+            self._link([name])
+
+        return keep
+
+    def _link(self, vcds: Iterable[str]) -> None:
+        """Link the check that asks for recorded presses to their VCDs (once)."""
+        for name in vcds:
+            self.ctx.link_file(name, f"VCD of the press ({name})")
 
     def recorded_rolls(self) -> list[Timeline]:
         """A die with no model: a few presses of ``hold`` s with its own noise."""
@@ -138,8 +159,17 @@ class DieState:
             die = self.die()
             tail = self._tail(die)
             hold = die_options(self.ctx).hold
-            self._rolls = [record_press(die, hold, tail=tail) for _ in range(_ROLLS_RECORDED)]
+            self._rolls = [
+                record_press(
+                    die,
+                    hold,
+                    tail=tail,
+                    keep=self.keeper(f"roll-{i + 1}.vcd"),
+                )
+                for i in range(_ROLLS_RECORDED)
+            ]
             self.publish()
+        self._link(f"roll-{i + 1}.vcd" for i in range(len(self._rolls)))
         return self._rolls
 
     @staticmethod

@@ -1,0 +1,102 @@
+"""``fairdie cov``: combine coverage files and write reports from them.
+
+    fairdie cov merge -o OUT.json IN.json...
+    fairdie cov report IN.json... [--lcov PATH] [--xml PATH] [--html DIR] [--source DIR]
+
+``report`` prints the per-file summary and writes only the outputs it is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from fairdie.coverage._data import CoverageSet
+
+__all__ = ["cov_main", "merge_files", "report"]
+
+
+def _load_all(inputs: Sequence[Path]) -> CoverageSet:
+    out = CoverageSet()
+    for p in inputs:
+        out = out.merged(CoverageSet.load(Path(p)))
+    return out
+
+
+def merge_files(out: Path, inputs: Sequence[Path]) -> CoverageSet:
+    """Merge coverage files into ``out`` (which may be one of them); the merged set."""
+    merged = _load_all(inputs)
+    merged.save(Path(out))
+    return merged
+
+
+def report(
+    input: Path | Sequence[Path],
+    *,
+    lcov: Path | None = None,
+    xml: Path | None = None,
+    html: Path | None = None,
+    sources: Sequence[Path] = (),
+) -> str:
+    """Write the reports asked for from one or more coverage files; the summary table."""
+    from fairdie.coverage import (
+        analyse,
+        format_summary,
+        summarise,
+        write_cobertura,
+        write_html,
+        write_lcov,
+    )
+
+    inputs = [input] if isinstance(input, str | Path) else list(input)
+    rep = analyse(_load_all(inputs), sources)
+    if lcov is not None:
+        write_lcov(rep, lcov)
+    if xml is not None:
+        write_cobertura(rep, xml)
+    if html is not None:
+        write_html(rep, html)
+    return format_summary(summarise(rep))
+
+
+def _parser() -> argparse.ArgumentParser:
+    from fairdie._cmdline import Parser
+
+    p = Parser(prog="fairdie cov", description="Combine firmware coverage files; report them.")
+    sub = p.add_subparsers(dest="what", required=True, metavar="{merge,report}")
+    m = sub.add_parser("merge", help="sum coverage files into one")
+    m.add_argument("-o", "--output", type=Path, required=True, help="the merged file")
+    m.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="coverage files")
+    r = sub.add_parser("report", help="summary, and LCOV, Cobertura XML or HTML")
+    r.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="coverage files")
+    r.add_argument("--lcov", type=Path, metavar="PATH", help="write an LCOV tracefile")
+    r.add_argument("--xml", type=Path, metavar="PATH", help="write Cobertura XML")
+    r.add_argument("--html", type=Path, metavar="DIR", help="write the HTML view into DIR")
+    r.add_argument(
+        "--source",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder to find source files in (repeatable)",
+    )
+    return p
+
+
+def _run(a: argparse.Namespace) -> int:
+    if a.what == "merge":
+        merged = merge_files(a.output, a.inputs)
+        print(f"{a.output}: {len(merged)} firmware(s) from {len(a.inputs)} file(s)")
+        return 0
+    print(report(a.inputs, lcov=a.lcov, xml=a.xml, html=a.html, sources=a.source))
+    return 0
+
+
+def cov_main(argv: list[str]) -> int:
+    """``fairdie cov ...``: bad input is one line on stderr and exit 2."""
+    from fairdie._cmdline import Parser, run_command
+
+    p = _parser()
+    assert isinstance(p, Parser)
+    return run_command(p, argv, _run)

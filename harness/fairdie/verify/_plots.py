@@ -1,0 +1,158 @@
+"""The report's plots, as PNG files: the timing diagram of one recorded
+press, the energy breakdown, and the battery figure's sensitivity to what it
+rests on (the LEDs' current and the hold). Needs matplotlib (the ``plot``
+extra); every plot draws off screen.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairdie.verify._figures import CR2032_MAH
+from fairdie.verify._timeline import Timeline
+
+if TYPE_CHECKING:
+    from fairdie.verify._energy import Energy
+    from fairdie.verify._run import Verdict
+
+__all__ = ["battery_png", "energy_png", "pyplot", "save_figure", "timing_png"]
+
+
+def pyplot() -> Any:
+    """matplotlib's pyplot, drawing off screen."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_figure(fig: Any, path: Path) -> str:
+    """Write ``fig`` as a PNG at ``path``; its file name."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    pyplot().close(fig)
+    return path.name
+
+
+def timing_png(verdict: Verdict, folder: Path) -> str:
+    """Rows: each LED pin's level, EEPROM busy, ADC converting, CPU asleep."""
+    tl = verdict.timeline
+    assert tl is not None
+    plt = pyplot()
+    events = [tl.first_lit or tl.start, tl.eeprom_done or tl.start]
+    events += [b for _, b in tl.adc]
+    busy_end = max(events)
+    span = min(tl.end, busy_end + max(round(0.25 * (busy_end - tl.start)), tl.frequency // 200))
+    x_end = tl.ms(span)
+    rows = len(tl.pin_names) + 3
+    fig, axes = plt.subplots(rows, 1, figsize=(9, 0.55 * rows + 1.4), sharex=True)
+    for ax, pin in zip(axes, tl.pin_names, strict=False):
+        xs, ys = _pin_levels(tl, pin, span)
+        ax.step(xs, ys, where="post", color="#0969da")
+        _row(ax, pin)
+    bars = [
+        ("EEPROM busy", [(a, b) for a, b, _ in tl.eeprom], "#bf8700"),
+        ("ADC converting", list(tl.adc), "#8250df"),
+        ("CPU asleep", [(s.start, s.end) for s in tl.sleeps], "#57606a"),
+    ]
+    for ax, (name, spans, colour) in zip(axes[len(tl.pin_names) :], bars, strict=True):
+        cut = [(tl.ms(a), tl.ms(min(b, span)) - tl.ms(a)) for a, b in spans if a < span]
+        ax.broken_barh(cut, (0.15, 0.7), color=colour)
+        _row(ax, name)
+    modes = sorted({s.mode for s in tl.sleeps if s.start < span})
+    if modes:
+        axes[-1].text(x_end, 0.5, " " + ", ".join(modes), va="center", fontsize=8)
+    if tl.first_lit is not None and tl.first_lit < span:
+        for ax in axes:
+            ax.axvline(tl.ms(tl.first_lit), color="#cf222e", lw=0.8, ls="--")
+    axes[-1].set_xlabel("ms after power-on" if tl.release == tl.end else "ms after the press")
+    axes[-1].set_xlim(0, x_end)
+    held = tl.ms(tl.end)
+    fig.suptitle(
+        f"{verdict.candidate.label}: one press (shown {tl.shown}); the first {x_end:.0f} ms of"
+        f" {held:.0f} ms, red: the first LED lit",
+        fontsize=10,
+    )
+    return save_figure(fig, folder / "timing.png")
+
+
+def _row(ax: Any, name: str) -> None:
+    ax.set_ylim(-0.1, 1.1)
+    ax.set_yticks([])
+    ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=8)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+
+
+def _pin_levels(tl: Timeline, pin: str, span: int) -> tuple[list[float], list[float]]:
+    """1 driven high, 0 driven low, 0.5 not driven (an input)."""
+    port, bit = pin[1], int(pin[2])
+
+    def level(state: int) -> float:
+        driven = (state >> (8 + bit)) & 1 or (state >> (16 + bit)) & 1
+        return float((state >> bit) & 1) if driven else 0.5
+
+    changes = [c for c in tl.pins if c.port == port]
+    first = level(changes[0].before) if changes else 0.5
+    xs, ys = [0.0], [first]
+    for c in changes:
+        if c.cycle >= span:
+            break
+        xs.append(tl.ms(c.cycle))
+        ys.append(level(c.state))
+    xs.append(tl.ms(span))
+    ys.append(ys[-1])
+    return xs, ys
+
+
+def energy_png(energy: Energy, folder: Path) -> str:
+    plt = pyplot()
+    parts = list(reversed(energy.parts))
+    fig, ax = plt.subplots(figsize=(8, 0.45 * len(parts) + 1.5))
+    values = [max(p.uc, 1e-3) for p in parts]
+    ax.barh([p.name for p in parts], values, color="#0969da")
+    ax.set_xscale("log")
+    for i, p in enumerate(parts):
+        ax.text(values[i], i, f" {p.uc:.4g} uC", va="center", fontsize=8)
+    what = (
+        f"press held {energy.hold_s:g} s"
+        if energy.run_s is None
+        else f"run of {energy.run_s:.3g} s"
+    )
+    ax.set(
+        xlabel=f"charge per {what.split()[0]} (uC, log scale)",
+        title=f"Energy estimate: {energy.per_press_uc / 1000:.3g} mC per {what}",
+    )
+    return save_figure(fig, folder / "energy.png")
+
+
+#: the LED currents and holds the battery plot spans
+_LED_MA = tuple(0.5 + 0.25 * i for i in range(39))  # 0.5 .. 10 mA
+_HOLDS = tuple(0.2 + 0.1 * i for i in range(49))  # 0.2 .. 5 s
+
+
+def battery_png(energy: Energy, folder: Path) -> str:
+    """Presses from a CR2032 against the LEDs' current (at the recorded hold)
+    and against the hold (at the board's LED current), the estimate marked."""
+    plt = pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
+    ma = sorted({*_LED_MA, energy.led_ma})
+    left.plot(ma, [energy.presses_at(energy.hold_s, m) for m in ma], color="#0969da")
+    left.set(xlabel="LED current (mA each)", ylabel=f"presses from a CR2032 ({CR2032_MAH:g} mAh)")
+    left.set_title(f"held {energy.hold_s:g} s", fontsize=10)
+    holds = sorted({*_HOLDS, energy.hold_s})
+    right.plot(holds, [energy.presses_at(h, energy.led_ma) for h in holds], color="#0969da")
+    right.set(xlabel="hold (s)")
+    right.set_title(f"LEDs at {energy.led_ma:g} mA each", fontsize=10)
+    for ax, x in ((left, energy.led_ma), (right, energy.hold_s)):
+        ax.plot([x], [energy.presses], "o", color="#cf222e")
+        ax.set_yscale("log")
+        ax.grid(True, which="both", alpha=0.3)
+    fig.suptitle(
+        f"~{energy.presses:,} presses at {energy.led_ma:g} mA, held {energy.hold_s:g} s (red)",
+        fontsize=10,
+    )
+    return save_figure(fig, folder / "battery.png")
