@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from simsupport import run
 from test_evidence import properties
 
 # Imported here, once: pytester drops the modules an inner run imported.
@@ -75,3 +76,24 @@ def test_the_replay_of_right_presses_exits_0(pytester: pytest.Pytester, tmp_path
     done = _replay(xml, "test_fails_after_right_presses")
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    ("ticks", "hold", "status", "why"),
+    [
+        (None, "9.9", 0, ""),
+        (None, "10.05", 0, ""),
+        (150, "9.9", 1, "held 9.9 s, it cleared the table; the model clears it after 10 s"),
+        (160, "10.05", 1, "held 10.05 s, it kept the table; the model clears it after 10 s"),
+    ],
+)
+def test_a_press_held_for_the_clear_is_judged_by_its_hold(
+    capsys: pytest.CaptureFixture[str], ticks: int | None, hold: str, status: int, why: str
+) -> None:
+    """The 10 s clear too: a firmware that clears early, or late, fails the press
+    that ``verify``'s ``clear-10s`` links to; ours passes it either side of 10 s."""
+    defines = {} if ticks is None else {"DIE_MUTANT_CLEAR_TICKS": ticks}
+    firmware = build("die_t13a", defines=defines).hex
+    rc, _, err = run(capsys, "press", "--firmware", str(firmware), "--hold", hold, "--json")
+    assert rc == status, err
+    assert (why in err) if why else err == ""

@@ -314,7 +314,7 @@ def _checked_presses(die: Any, count: int, hold: float | None) -> tuple[list[Any
         p = die.roll(hold)
         presses.append(p)
         if before:
-            wrong = press_mismatch(model, before, p.adc_codes, p.face, die.chip.eeprom)
+            wrong = press_mismatch(model, before, p.adc_codes, p.face, die.chip.eeprom, p.hold_s)
             if wrong is not None:
                 mismatch = f"press {n} is not its {model.name} model's: {wrong}"
     return presses, mismatch

@@ -21,7 +21,9 @@ from typing import Protocol
 from fairdie.subjects.die import _fair, _ring, _rule
 
 __all__ = [
+    "CLEARED_BY_S",
     "HEALTHY_CODES",
+    "KEPT_UNDER_S",
     "MODELS",
     "DieModel",
     "FairModel",
@@ -32,6 +34,9 @@ __all__ = [
 ]
 
 ERASED = b"\xff" * 64
+#: a press held this long must have cleared the table; one held this long or
+#: less must not have (the firmware clears after 155 watchdog ticks, 9.92 s)
+CLEARED_BY_S, KEPT_UNDER_S = 10.05, 9.9
 #: Codes any build's press takes as healthy noise: all different, each pair's
 #: low bits 1 then 0, so every pair gives a fresh bit.
 HEALTHY_CODES = tuple((i * 389 + 7) % 1024 for i in range(_fair.MOST_READS))
@@ -191,20 +196,32 @@ def conversion_mismatch(model: DieModel, codes: Sequence[int]) -> str | None:
 
 
 def press_mismatch(
-    model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
+    model: DieModel,
+    before: bytes,
+    codes: Sequence[int],
+    face: int | None,
+    after: bytes,
+    hold: float | None = None,
 ) -> str | None:
     """None when a press is ``model``'s: from the image ``before``, converting
-    ``codes``, it showed ``face`` (None: no face) and left ``after`` (or, held
-    for the clear, the model's clear of it); else why not, in words."""
+    ``codes``, it showed ``face`` (None: no face) and left ``after``, or, held
+    ``hold`` s past :data:`KEPT_UNDER_S`, the model's clear of it (held
+    :data:`CLEARED_BY_S` or longer, only that); else why not, in words."""
     wrong = conversion_mismatch(model, codes)
     if wrong is not None:
         return wrong
     want_face, want = model.press(before, codes)
     if face != want_face:
         return f"it showed {_shown(face)}, the model {_shown(want_face)}"
-    got = after[: len(want)]
-    if got == want or got == model.cleared(want)[: len(want)]:
+    got, n = after[: len(want)], len(want)
+    cleared = model.cleared(want)[:n]
+    if got == want and (hold is None or hold < CLEARED_BY_S or cleared == want):
         return None
+    if got == cleared and (hold is None or hold > KEPT_UNDER_S):
+        return None
+    if hold is not None and got in (want, cleared):
+        done = "kept" if got == want else "cleared"
+        return f"held {hold:g} s, it {done} the table; the model clears it after 10 s"
     at = next(i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w)
     return (
         f"it left EEPROM byte {at} at 0x{got[at]:02X} (table {list(model.table(after))}),"
