@@ -45,6 +45,6 @@ def draw_table(
         rows.append(
             "shown  "
             + " ".join(f"{c:>4}" for c in tally)
-            + f"  (faces shown in this run: {sum(tally)} of {len(shown)} presses)"
+            + f"  ({sum(tally)} of {len(shown)} presses showed a face)"
         )
     return "\n".join(rows)
