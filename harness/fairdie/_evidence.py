@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from fairdie.board import Board
     from fairdie.sim import Chip
 
 __all__ = ["Evidence", "Subject", "Subjects", "file_stem", "write_evidence"]
@@ -42,6 +43,8 @@ class Subject:
     trace: Callable[[], str] | None = None
     #: the command ``replay`` gives, as the report names it ("fairdie press")
     command: str = "replay command"
+    #: the board it sits on: its VCD names the board's parts (None: pins only)
+    board: Board | None = None
 
 
 @dataclass
@@ -121,7 +124,7 @@ def write_evidence(
         path = directory / f"{stem}{f'-{vcds}' if traced > 1 else ''}.vcd"
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            write(s.chip, path, comment="\n".join(c for c in (replay, command) if c))
+            write(s.chip, path, comment="\n".join(c for c in (replay, command) if c), board=s.board)
         except Exception as e:
             lines.append(f"  no VCD: {type(e).__name__}: {e}")
             continue

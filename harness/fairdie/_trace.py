@@ -4,8 +4,9 @@ press, and what the pytest plugin attaches to a failing test.
 
 The chip records the events in C (``Chip.trace_kinds`` says which). The VCD
 has the pins that did something, the signals the recorded kinds feed, the
-sleep mode, and, given a board, each LED lit or dark (``led.NAME``) and each
-button pressed or not (``btn.NAME``) (``fairdie.sim._vcd``). Nothing here
+sleep mode, and, given a board, its parts under the board's names: each LED
+lit or dark (``led.NAME``), each button pressed or not (``btn.NAME``), the
+speaker's pin (``spk.speaker``) (``fairdie.sim._vcd``). Nothing here
 loads the compiled module until a chip is used.
 """
 
@@ -78,10 +79,11 @@ def check_vcd_path(path: Path, what: str = "--vcd") -> Path:
 
 
 def board_parts(board: Board) -> Parts:
-    """A board's LEDs and buttons, as a VCD names them."""
+    """A board's LEDs, buttons and speaker, as a VCD names them."""
     return Parts(
         leds=[(led.name, led.anode, led.cathode) for led in board.leds],
         buttons=[(b.name, b.pin, b.active == "high") for b in board.input_buttons if b.pin],
+        speakers=[("speaker", board.speaker)] if board.speaker else [],
     )
 
 
@@ -112,6 +114,7 @@ def write(chip: Chip, path: Path, *, comment: str = "", board: Board | None = No
         parts = board_parts(board)
         wired = {p for led in board.leds for p in (led.anode, led.cathode)}
         wired |= {b.pin for b in board.input_buttons if b.pin}
+        wired |= {board.speaker} if board.speaker else set()
         pins = sorted(set(pins) | {p for p in wired if p[:1] == "P"})
     try:
         return chip.write_vcd(

@@ -14,10 +14,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from fairdie._cmdline import Parser, run_command
 
-__all__ = ["main"]
+__all__ = ["CORE", "Entry", "main", "registry"]
 
 
 def _build_main(argv: list[str]) -> int:
@@ -69,9 +70,35 @@ CORE: dict[str, tuple[str, Callable[[list[str]], int]]] = {
 }
 
 
-def _usage() -> str:
-    from fairdie.subjects import commands, subjects
+@dataclass(frozen=True)
+class Entry:
+    """One command of ``fairdie``: its one line of help, what runs it, and
+    the subject that adds it (None: the core's)."""
 
+    help: str
+    main: Callable[[list[str]], int]
+    subject: str | None = None
+
+
+def registry() -> dict[str, Entry]:
+    """Every command of ``fairdie`` by name, the core's first, then each
+    subject's: ``--help``, the unknown-command error and the dispatch all
+    read this one table."""
+    from fairdie.subjects import commands, resolve
+
+    def lazy(ref: str) -> Callable[[list[str]], int]:
+        return lambda argv: int(resolve(ref)(argv))
+
+    found = {name: Entry(text, run) for name, (text, run) in CORE.items()}
+    for name, (subject, cmd) in commands().items():
+        found.setdefault(name, Entry(cmd.help, lazy(cmd.main), subject.name))
+    return found
+
+
+def _usage(every: dict[str, Entry]) -> str:
+    from fairdie.subjects import subjects
+
+    width = max(len(name) for name in every)
     lines = [
         "usage: fairdie [-v] COMMAND [ARGS...]   (fairdie COMMAND --help for its options)",
         "",
@@ -79,11 +106,13 @@ def _usage() -> str:
         "",
         "commands:",
     ]
-    lines += [f"  {name:<8} {text}" for name, (text, _) in CORE.items()]
-    for name, (subject, cmd) in commands().items():
-        lines.append(f"  {name:<8} {cmd.help} [{subject.name}]")
+    for name, e in every.items():
+        tag = f" [{e.subject}]" if e.subject else ""
+        lines.append(f"  {name:<{width}}  {e.help}{tag}")
+    known = subjects()
+    width = max((len(s.name) for s in known), default=0)
     lines += ["", "subjects (their commands are tagged):"]
-    lines += [f"  {s.name:<8} {s.summary}" for s in subjects()]
+    lines += [f"  {s.name:<{width}}  {s.summary}" for s in known]
     lines += ["", "options:", "  -v, --verbose  show simavr's own log on stderr (-vv: all of it)"]
     return "\n".join(lines)
 
@@ -97,26 +126,19 @@ def _verbose(level: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from fairdie.subjects import command
-
     argv = list(sys.argv[1:] if argv is None else argv)
     verbose = 0
     while argv and argv[0] in ("-v", "-vv", "--verbose"):
         verbose += 2 if argv.pop(0) == "-vv" else 1
+    every = registry()
     if not argv or argv[0] in ("-h", "--help"):
-        print(_usage())
+        print(_usage(every))
         return 0 if argv else 2
     if verbose:
         _verbose(verbose)
     name, rest = argv[0], argv[1:]
-    if name in CORE:
-        return CORE[name][1](rest)
-    found = command(name)
-    if found is not None:
-        return found(rest)
-    from fairdie.subjects import commands
-
-    every = [*CORE, *commands()]
+    if name in every:
+        return every[name].main(rest)
     print(
         f"fairdie: error: no command {name!r} (commands: {', '.join(every)})",
         file=sys.stderr,

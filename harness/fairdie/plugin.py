@@ -47,7 +47,7 @@ import os
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,7 +63,15 @@ if TYPE_CHECKING:
     from fairdie.device import Device, Setup
     from fairdie.sim import Chip, Firmware
 
-__all__ = ["OPTIONS", "PROFILES", "add_subject", "board_option", "option_value", "session_board"]
+__all__ = [
+    "OPTIONS",
+    "PROFILES",
+    "add_subject",
+    "board_option",
+    "note_collection",
+    "option_value",
+    "session_board",
+]
 #: firmware coverage (``--fairdie-cov``), a plugin of its own loaded with this one
 pytest_plugins = ["fairdie._cov_plugin"]
 
@@ -101,6 +109,9 @@ _TMP: pytest.StashKey[pytest.TempPathFactory] = pytest.StashKey()
 #: the session's setup, when made to check a given firmware at configure time
 _SETUP: pytest.StashKey[Setup] = pytest.StashKey()
 _REPORTED: pytest.StashKey[bool] = pytest.StashKey()
+#: lines about the collection, printed once (:func:`note_collection`)
+_NOTES: pytest.StashKey[list[str]] = pytest.StashKey()
+_NOTES_KEY = "fairdie_notes"
 _NO_TARGET = "board {} names no firmware target: give --fairdie-firmware"
 #: the core's fixtures that make chips; each subject's fixture module adds its ``__all__``
 _CORE_FIXTURES = frozenset(
@@ -211,6 +222,37 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return ["fairdie: " + ", ".join(parts)]
 
 
+def note_collection(config: pytest.Config, line: str) -> None:
+    """Report one line about the collection (a suite's deselected tests) once:
+    under the collection count in one process; under pytest-xdist, where the
+    workers collect, each worker hands it to the controller, which prints it
+    once at the end."""
+    workeroutput = getattr(config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput.setdefault(_NOTES_KEY, []).append(line)
+    config.stash.setdefault(_NOTES, []).append(line)
+
+
+def pytest_report_collectionfinish(config: pytest.Config) -> list[str]:
+    notes: list[str] = config.stash.get(_NOTES, [])
+    return list(notes)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller keeps the lines its workers noted (each worker the same)."""
+    notes = node.config.stash.setdefault(_NOTES, [])
+    for line in getattr(node, "workeroutput", {}).get(_NOTES_KEY, []):
+        if line not in notes:
+            notes.append(line)
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        for line in config.stash.get(_NOTES, []):
+            terminalreporter.write_line(line)
+
+
 def replay_command(config: pytest.Config, item: pytest.Item) -> str:
     """The command that runs one test again, from any directory, with this
     session's firmware, board and seed."""
@@ -305,15 +347,23 @@ def pytest_runtest_makereport(
     report.user_properties.extend(evidence.properties)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _fairdie_junit(
-    pytestconfig: pytest.Config, record_testsuite_property: Callable[[str, object], None]
-) -> None:
-    """Firmware, board and seed as JUnit suite properties (valid under xunit2)."""
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Firmware, board and seed as JUnit suite properties (valid under xunit2),
+    recorded by the process that writes the XML. Under pytest-xdist that is the
+    controller: a worker has no XML, and its ``record_testsuite_property``
+    records nothing."""
+    try:  # the XML writer: the fixture reaches it only from a test, in the same process
+        from _pytest.junitxml import xml_key
+    except ImportError:  # a pytest without it: tests/unit/test_junit_suite_properties.py fails
+        return
+    xml = session.config.stash.get(xml_key, None)
+    if xml is None:
+        return
     unset = {_FIRMWARE.name: "built from the board", _BOARD.name: "none given"}
     for o in OPTIONS:
-        value = _value(pytestconfig, o)
-        record_testsuite_property(o.name, value if value is not None else unset[o.name])
+        value = _value(session.config, o)
+        xml.add_global_property(o.name, value if value is not None else unset[o.name])
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -391,7 +441,7 @@ def fairdie_chip(pytestconfig: pytest.Config, fairdie_setup: Setup) -> Chip:
     from fairdie._evidence import Subject
 
     chip = fairdie_setup.chip()
-    _subject(pytestconfig, Subject(chip))
+    _subject(pytestconfig, Subject(chip, board=fairdie_setup.board))
     return chip
 
 

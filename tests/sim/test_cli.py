@@ -213,25 +213,78 @@ def test_press_the_seed_variant(capsys):
     assert r["counts"] == list(model.table(image))
 
 
-def test_help_names_the_commands_with_parsers_of_their_own(capsys):
+def _table_rows(out: str) -> dict[str, list[int]]:
+    """The rows of a drawn table under its ``face`` row: label -> six numbers."""
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("face "))
+    rows = {}
+    for line in lines[at + 1 : at + 3]:
+        label, *numbers = line.split()
+        if numbers[:6] and all(n.isdigit() for n in numbers[:6]):
+            rows[label] = [int(n) for n in numbers[:6]]
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("variant", "label"), [("direct", "offset"), ("seed", "count")], ids=["fair", "seed"]
+)
+def test_demo_labels_offsets_as_offsets_and_counts_the_faces_shown(capsys, variant, label):
+    """After 36 presses the faces shown add up to 36; the fair rule's table is
+    labelled offsets (they add up to far less), the seed's counters counts."""
+    rc, out, _ = run(capsys, "demo", "--variant", variant, "--count", "36")
+    assert rc == 0
+    rows = _table_rows(out)
+    assert set(rows) == {label, "shown"}
+    assert sum(rows["shown"]) == 36
+    if label == "count":
+        assert rows["count"] == rows["shown"]  # an erased chip: its counters are the tally
+    else:
+        assert sum(rows["offset"]) < 36 and "counts above the least-shown face's" in out
+    assert f"the {label}s are now [0, 0, 0, 0, 0, 0]" in out
+
+
+def test_press_says_what_its_table_holds(capsys):
+    rc, out, _ = run(capsys, "press", "--count", "20", "--json")
+    r = json.loads(out)
+    assert rc == 0 and r["table_kind"] == "offsets"
+    assert r["shown"] == [r["faces"].count(f) for f in range(1, 7)] and sum(r["shown"]) == 20
+    rc, out, _ = run(capsys, "press", "--count", "20", "--variant", "seed", "--json")
+    r = json.loads(out)
+    assert rc == 0 and r["table_kind"] == "counts" and r["counts"] == r["shown"]
+
+
+def test_help_and_the_unknown_command_error_list_the_registry(capsys):
+    """``fairdie --help`` lists every command of the one registry, one line
+    each, in order, its help in one column; the unknown-command error names
+    them all; each answers ``--help`` with a usage line of its own."""
+
     def status(*argv: str) -> int | str | None:
         try:
             return main(list(argv))
         except SystemExit as e:  # argparse's --help exits
             return e.code
 
-    assert status("--help") == 0
-    out = capsys.readouterr().out
-    from fairdie.cli import CORE
-    from fairdie.subjects import commands
+    from fairdie.cli import registry
 
-    every = [*CORE, *commands()]
+    every = registry()
     assert {"build", "verify", "debug", "press", "roll", "demo", "lab", "faults", "bench"} <= set(
         every
     )
-    for command in every:  # every command is listed, and answers --help
-        assert f"\n  {command} " in out
-        assert status(command, "--help") == 0
+    assert status("--help") == 0
+    out = capsys.readouterr().out
+    listed = out.split("commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in listed] == list(every)
+    column = {len(line) - len(line[2:].split(" ", 1)[1].lstrip()) for line in listed}
+    assert len(column) == 1, listed  # every help text starts in the same column
+    for line, entry in zip(listed, every.values(), strict=True):
+        tag = f" [{entry.subject}]" if entry.subject else ""
+        assert line.rstrip().endswith(entry.help + tag), line
+    assert status("no-such-command") == 2
+    err = capsys.readouterr().err
+    assert err == (f"fairdie: error: no command 'no-such-command' (commands: {', '.join(every)})\n")
+    for command in every:  # every command answers --help
+        assert status(command, "--help") == 0, command
+        assert capsys.readouterr().out.startswith(f"usage: fairdie {command}"), command
     assert status("lab", "search", "--help") == 0
     from fairdie.subjects import subjects
 

@@ -75,6 +75,7 @@ def test_a_failing_die_test_leaves_its_replay_and_vcd_next_to_the_junit_xml(
     assert fairdie.cli.main([*shlex.split(PRESS)[1:], "--vcd", str(again)]) == 0
     evidence, traced = read_vcd(vcd)[1], read_vcd(again)[1]
     assert [n for n in evidence if n.startswith("P")] == ["PB0", "PB1", "PB2", "PB3"]
+    assert {"centre", "top-left", "middle-right"} <= set(evidence)  # the board's LED names
     assert "sleep" not in evidence  # cheap: the plugin's dice do not record sleep
     assert set(evidence) < set(traced)
     for name, wave in evidence.items():

@@ -31,8 +31,9 @@ def outcomes(result: pytest.RunResult) -> dict[str, int]:
 
 def test_a_user_hex_runs_the_suite(pytester: pytest.Pytester) -> None:
     """A HEX (no symbols) as the firmware: what any die must do, our faces and
-    the 10 s clear pass, the charlieplexed variants skip. The whole suite on a
-    HEX is test_wheel.py's, from the installed package: one run of it is enough."""
+    the 10 s clear pass; the charlieplexed variants are deselected, not skipped.
+    The whole suite on a HEX is test_wheel.py's, from the installed package:
+    one run of it is enough."""
     hex_path = build("die_t13a", variant="direct").hex
     r = pytester.runpytest_inprocess(
         *SUITE,
@@ -43,10 +44,60 @@ def test_a_user_hex_runs_the_suite(pytester: pytest.Pytester) -> None:
     )
     got = outcomes(r)
     assert r.ret == 0, r.stdout.str()[-3000:]
-    assert got["passed"] >= 10
-    # variants needing another build (the charlieplex wiring, another clock) skip, saying so
-    assert got["skipped"] >= 1
+    assert got["passed"] >= 10 and "skipped" not in got
     r.stdout.fnmatch_lines(["*fairdie: fairdie_firmware=*die.hex*"])
+
+
+#: tests of other builds: the other wiring, another clock, the seed's rule and board
+OTHER_BUILDS = "each_face or other_clock or direct_wiring or pullup_alone or rebase_at"
+
+
+@pytest.mark.parametrize(
+    ("variant", "board", "other"),
+    [("direct", "die-direct", "die-charlieplex"), ("charlieplex", "die-charlieplex", "die-direct")],
+)
+def test_one_build_runs_what_applies_and_names_the_rest_in_one_line(
+    pytester: pytest.Pytester, variant: str, board: str, other: str
+) -> None:
+    """Given one build, the suite runs the tests of that build and deselects the
+    rest, naming them in one line with the build each needs; none is skipped."""
+    hex_path = build("die_t13a", variant=variant).hex
+    r = pytester.runpytest_inprocess(
+        *SUITE, f"--fairdie-firmware={hex_path}", f"--fairdie-board={board}", "-k", OTHER_BUILDS
+    )
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    got = r.parseoutcomes()
+    assert got["passed"] == 6 + 1  # each face, and the pull-up or the direct pins
+    assert "skipped" not in got
+    (line,) = [x for x in r.outlines if x.startswith("fairdie die suite:")]
+    assert line == (
+        "fairdie die suite: 21 tests deselected, not for the build given"
+        f" (7 need a build for {other} at 1200000 Hz,"
+        " 1 need a build for die-direct at 9600000 Hz,"
+        " 1 need a build for die-charlieplex at 9600000 Hz,"
+        " 12 need a build for die-seed at 1200000 Hz);"
+        " they run when the suite builds ours (no --fairdie-firmware)"
+    )
+
+
+def test_under_xdist_the_line_comes_once_from_the_controller(pytester: pytest.Pytester) -> None:
+    hex_path = build("die_t13a", variant="direct").hex
+    r = pytester.runpytest_subprocess(
+        *SUITE, f"--fairdie-firmware={hex_path}", DIRECT, "-k", OTHER_BUILDS, "-n", "2"
+    )
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    assert outcomes(r) == {"passed": 7}
+    lines = [x for x in r.outlines if x.startswith("fairdie die suite:")]
+    assert len(lines) == 1 and lines[0].startswith("fairdie die suite: 21 tests deselected")
+
+
+def test_with_our_builds_the_tests_of_every_build_run(pytester: pytest.Pytester) -> None:
+    """No firmware given: the suite builds ours, and the tests one given build
+    would leave out run (here: the other clock on both wirings)."""
+    r = pytester.runpytest_inprocess(*SUITE, "-k", "other_clock or direct_wiring or pullup_alone")
+    assert r.ret == 0, r.stdout.str()[-3000:]
+    assert outcomes(r) == {"passed": 4}
+    assert not [x for x in r.outlines if x.startswith("fairdie die suite:")]
 
 
 def test_a_charlieplex_build_with_its_board(pytester: pytest.Pytester) -> None:

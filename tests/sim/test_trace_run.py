@@ -118,6 +118,46 @@ def test_lights_out_names_its_five_shared_pins_as_leds_and_buttons(
     assert values(waves["btn.b0"]) == ["0"]  # never pressed
 
 
+def test_a_press_vcd_names_the_dies_leds_beside_its_pins_and_the_sleep_mode(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``fairdie press --vcd``: each LED under the board's name, lit exactly
+    while its anode pin is high (its cathode is GND), the raw pins beside them,
+    and the sleep mode as text."""
+    from fairdie.board import load_board
+
+    vcd = tmp_path / "press.vcd"
+    rc, _, err = run(capsys, "press", "--vcd", str(vcd), "--seed", "11", "--count", "3")
+    assert rc == 0, err
+    waves = read_scoped(vcd)
+    board = load_board("die-direct")
+    assert {n for n in waves if n.startswith("led.")} == {f"led.{x.name}" for x in board.leds}
+    assert {f"chip.{p}" for p in ("PB0", "PB1", "PB2", "PB3")} <= set(waves)
+    for led in board.leds:
+        assert led.cathode == "GND"
+        pin = [(t, "1" if v == "1" else "0") for t, v in waves[f"chip.{led.anode}"]]
+        lit = waves[f"led.{led.name}"]
+        assert lit == [x for n, x in enumerate(pin) if n == 0 or x[1] != pin[n - 1][1]], led.name
+    assert any("1" in values(waves[f"led.{x.name}"]) for x in board.leds)
+    modes = values(waves["chip.sleep_mode"])
+    assert "power-down" in modes and "awake" in modes
+
+
+def test_a_speaker_is_named_beside_its_pin(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    board = TESTS / "buzzer" / "board.toml"
+    vcd = tmp_path / "bz.vcd"
+    rc, _, err = run(
+        capsys, "trace", "tests/buzzer", "--board", str(board), "--vcd", str(vcd), "--for", "5ms"
+    )
+    assert rc == 0, err
+    waves = read_scoped(vcd)
+    assert waves["spk.speaker"] == waves["chip.PB3"]  # the board's [speaker] pin
+    assert values(waves["spk.speaker"]).count("1") >= 4
+    assert values(waves["chip.sleep_mode"])[:2] == ["awake", "idle"]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

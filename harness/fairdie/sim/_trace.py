@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import struct
 from collections.abc import Iterable, Iterator
@@ -168,8 +169,8 @@ class TraceMixin(ChipBase):
         parts: Parts | None = None,
     ) -> Path:
         """Write the recorded trace (from trace position ``since``) as a VCD file
-        (pyvcd; ``fairdie.sim._vcd`` lists the signals), with a board's LEDs
-        and buttons when ``parts`` names them. Pins default to every pin of
+        (pyvcd; ``fairdie.sim._vcd`` lists the signals), with a board's LEDs,
+        buttons and speaker when ``parts`` names them. Pins default to every pin of
         every port; a value no event changes is the chip's now."""
         from fairdie.sim._vcd import ChipState, Parts, write_vcd
 
@@ -186,8 +187,7 @@ class TraceMixin(ChipBase):
             sleep_mode=self.sleep_mode,
         )
         if parts is None or not parts.sleep_names:
-            base = parts or Parts()
-            parts = Parts(base.leds, base.buttons, self._sleep_names)
+            parts = dataclasses.replace(parts or Parts(), sleep_names=self._sleep_names)
         return write_vcd(
             Path(path),
             frequency=self.frequency,

@@ -22,11 +22,13 @@ signal          width  from
                        and power off ("awake")
 ==============  =====  ===================================================
 
-A board's parts may be added, each in a scope of its own: ``led.NAME`` is 1
+A board's parts may be added under the names the board gives them, each kind
+in a scope of its own, beside the raw pins (scope ``chip``): ``led.NAME`` is 1
 while the LED is lit (its anode driven high and its cathode driven low, as
 the chip's LED integrator has it), ``btn.NAME`` 1 while the button is
-pressed (the outside world drives its pin at the active level). Both are
-made from the pin events alone.
+pressed (the outside world drives its pin at the active level), and
+``spk.speaker`` the level of the pin the speaker hangs on (0, 1, or z when
+floating). All are made from the pin events alone.
 
 A signal is only as complete as the trace: its event kinds must have been
 in ``Chip.trace_kinds`` (:func:`signals_for` names the signals a set of kinds
@@ -109,10 +111,12 @@ class ChipState:
 @dataclass(frozen=True, slots=True)
 class Parts:
     """A board's parts for a VCD: LEDs as (name, anode, cathode), pins or
-    ``"VCC"``/``"GND"``; buttons as (name, pin, active high)."""
+    ``"VCC"``/``"GND"``; buttons as (name, pin, active high); speakers as
+    (name, pin)."""
 
     leds: Sequence[tuple[str, str, str]] = ()
     buttons: Sequence[tuple[str, str, bool]] = ()
+    speakers: Sequence[tuple[str, str]] = ()
     #: sleep mode names by SM bits (the SLEEP event's b is 1 + them)
     sleep_names: Mapping[int, str] = field(default_factory=dict)
 
@@ -203,6 +207,10 @@ def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
         else:
             outside = (word >> (16 + bit)) & 1
             out[f"btn.{name}"] = "1" if outside and (word >> bit & 1) == active_high else "0"
+    for name, pin in parts.speakers:
+        port, bit = parse_pin(pin)
+        word = words.get(port)
+        out[f"spk.{name}"] = "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
     return out
 
 
@@ -265,7 +273,7 @@ def write_vcd(
                 (e.cycle, n, name, _PIN_VALUE[Level.of(e.b, bit)])
                 for name, bit in by_port.get(chr(e.a), ())
             )
-            if parts.leds or parts.buttons:
+            if parts.leds or parts.buttons or parts.speakers:
                 words[chr(e.a)] = e.b
                 rows.extend((e.cycle, n, k, v) for k, v in _part_values(parts, words).items())
             continue

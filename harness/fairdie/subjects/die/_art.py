@@ -30,8 +30,21 @@ def draw_dice(displays: Sequence[str], *, per_row: int = 9, faces: Display | Non
     return "\n".join(rows)
 
 
-def draw_table(counts: Sequence[int]) -> str:
-    """The table, face 1 first: a row of faces over a row of counts."""
+def draw_table(
+    table: Sequence[int], *, kind: str = "counts", shown: Sequence[int | None] | None = None
+) -> str:
+    """The die's table, face 1 first, under a row of faces, labelled as what it
+    is (``kind``: "counts", or "offsets" for a rule that keeps no counts); with
+    ``shown`` (the faces a run showed), a row of how often each was shown."""
     head = "face   " + " ".join(f"{f:>4}" for f in range(1, 7))
-    row = "count  " + " ".join(f"{c:>4}" for c in counts)
-    return f"{head}\n{row}"
+    label = "offset" if kind == "offsets" else "count"
+    note = "  (counts above the least-shown face's)" if kind == "offsets" else ""
+    rows = [head, f"{label:<7}" + " ".join(f"{c:>4}" for c in table) + note]
+    if shown is not None:
+        tally = [sum(1 for f in shown if f == face) for face in range(1, 7)]
+        rows.append(
+            "shown  "
+            + " ".join(f"{c:>4}" for c in tally)
+            + f"  ({sum(tally)} of {len(shown)} presses showed a face)"
+        )
+    return "\n".join(rows)

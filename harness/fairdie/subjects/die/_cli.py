@@ -19,6 +19,7 @@ from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._art import draw_dice, draw_table
 from fairdie.subjects.die._board import die_spec
+from fairdie.subjects.die._models import press_mismatch
 
 if TYPE_CHECKING:
     from fairdie.sim import Firmware
@@ -233,13 +234,15 @@ def _press(a: argparse.Namespace) -> int:
     die = make_die(a)
     if vcd is not None:
         die.chip.trace_kinds = TRACE_KINDS
-    presses = [die.roll(a.hold) for _ in range(a.count)]
+    presses, mismatch = _checked_presses(die, a.count, a.hold)
     faces = [p.face for p in presses]
     counts = list(die.counts) if die.has_counters else None
     out: dict[str, Any] = {
         "faces": faces,
         "displays": [p.display for p in presses],
         "counts": counts,
+        "table_kind": die.table_kind if counts is not None else None,
+        "shown": [faces.count(f) for f in range(1, 7)],
         "display": presses[-1].display,
         "seed": a.seed,
         "noise": a.noise or ("floating" if die.noise is not None else None),
@@ -250,6 +253,7 @@ def _press(a: argparse.Namespace) -> int:
         "button": die.roll_control,
         "firmware": str(die.chip.firmware.path),
         "replay": a.replay,
+        "mismatch": mismatch,
     }
     if vcd is not None:
         chip = die.chip
@@ -260,6 +264,7 @@ def _press(a: argparse.Namespace) -> int:
             comment=f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
             f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz,"
             f" seed {a.seed}",
+            board=die.board,
         )
         out["vcd"] = str(vcd)
         out["events"] = summary(chip)
@@ -268,7 +273,7 @@ def _press(a: argparse.Namespace) -> int:
     else:
         print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
         if counts is not None:
-            print(draw_table(counts))
+            print(draw_table(counts, kind=die.table_kind, shown=faces))
         print(f"display at release: {out['display']}    replay: {a.replay}")
         if out["seed_matters"] is False:
             print(f"note: these faces do not depend on --seed (seed {a.seed + 1} rolls the same)")
@@ -284,6 +289,9 @@ def _press(a: argparse.Namespace) -> int:
             ' and nothing stored (README: "When the die shows its fault pattern")',
             file=sys.stderr,
         )
+    if mismatch is not None:  # what a failing test's replay must say: exit 1
+        print(f"fairdie: {mismatch}; replay: {a.replay}", file=sys.stderr)
+        return 1
     named = set(die.faces.symbol_names)
     if all(p.face is None and p.display not in named for p in presses):
         # a die that never shows a face or a symbol its board names fails
@@ -295,6 +303,22 @@ def _press(a: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _checked_presses(die: Any, count: int, hold: float | None) -> tuple[list[Any], str | None]:
+    """``count`` presses, each checked against the die's model when it has one:
+    (the presses, why the first that is not the model's is not, else None)."""
+    model = die.model
+    presses, mismatch = [], None
+    for n in range(1, count + 1):
+        before = die.chip.eeprom if model is not None and mismatch is None else b""
+        p = die.roll(hold)
+        presses.append(p)
+        if before:
+            wrong = press_mismatch(model, before, p.adc_codes, p.face, die.chip.eeprom, p.hold_s)
+            if wrong is not None:
+                mismatch = f"press {n} is not its {model.name} model's: {wrong}"
+    return presses, mismatch
 
 
 #: presses rolled again under another seed to tell whether the seed matters
@@ -357,10 +381,11 @@ def _demo(a: argparse.Namespace) -> int:
     presses = [die.roll(0.2) for _ in range(a.count)]
     print(draw_dice([str(p.face) if p.face else p.display for p in presses], faces=die.faces))
     print()
-    print(draw_table(die.counts))
+    print(draw_table(die.counts, kind=die.table_kind, shown=[p.face for p in presses]))
     held = die.roll(10.0)
     print(
-        f"\nheld for 10 s: the display shows {held.display!r}, the table is now {list(die.counts)}"
+        f"\nheld for 10 s: the display shows {held.display!r},"
+        f" the {die.table_kind} are now {list(die.counts)}"
     )
     print(draw_dice([held.display], faces=die.faces))
     return 0

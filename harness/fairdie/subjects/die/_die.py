@@ -27,7 +27,7 @@ from fairdie.subjects.die._board import DieSpec, die_spec
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
 from fairdie.subjects.die._models import DieModel, model_named
 
-__all__ = ["Die", "Press", "die_parts"]
+__all__ = ["Die", "Press", "board_model", "die_parts"]
 
 
 class Press:
@@ -171,11 +171,8 @@ class Die(Device):
             from fairdie.toolchain import build
 
             firmware = build(bd.firmware, variant=build_variant, mcu=bd.mcu, f_cpu=f).elf
-        if model is None and bd.firmware is not None:
-            # a firmware given for a board stands in for the build the board names
-            from fairdie.toolchain import load_target
-
-            model = load_target(bd.firmware).model_for(build_variant)
+        if model is None:
+            model = board_model(bd, build_variant)
         try:
             self.model: DieModel | None = model_named(model) if isinstance(model, str) else model
         except ValueError as e:
@@ -261,6 +258,12 @@ class Die(Device):
         if self.model is not None:
             return self.model.table(self.chip.eeprom)
         return tuple(self.chip.read_eeprom(self._counter_address(), 6))
+
+    @property
+    def table_kind(self) -> str:
+        """What :attr:`counts` holds: ``"counts"``, or ``"offsets"`` for a rule
+        that keeps each face's count above the least-shown face's (the fair rule)."""
+        return self.model.table_kind if self.model is not None else "counts"
 
     def set_counts(self, counts: Sequence[int]) -> None:
         """Store a table as the die keeps it (a fresh image for a model)."""
@@ -407,6 +410,18 @@ class Die(Device):
         if self.model is not None:  # its table is read from the image when asked for
             return Press._leaving(face, end, self.model, self.chip.eeprom, codes, hold)
         return Press(face, end, self.counts if self.has_counters else None, codes, hold)
+
+
+def board_model(board: Board, variant: str | None = None) -> str | None:
+    """The name of the model a die on ``board`` follows: the one its build of
+    the board's firmware target names (``variant``, default the board's), also
+    for a firmware given as a file for that board; None for a board that names
+    no target."""
+    if board.firmware is None:
+        return None
+    from fairdie.toolchain import load_target
+
+    return load_target(board.firmware).model_for(variant or board.variant)
 
 
 def die_parts(board: Board, roll: str | None = None) -> tuple[Display, str]:

@@ -129,4 +129,5 @@ def die_subject(die: Die, recipe: DieRecipe) -> Subject:
         replay=lambda: press_command(die, recipe),
         trace=lambda: f"its last press (press {die.presses})",
         command="fairdie press",
+        board=die.board,
     )

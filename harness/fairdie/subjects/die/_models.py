@@ -21,16 +21,22 @@ from typing import Protocol
 from fairdie.subjects.die import _fair, _ring, _rule
 
 __all__ = [
+    "CLEARED_BY_S",
     "HEALTHY_CODES",
+    "KEPT_UNDER_S",
     "MODELS",
     "DieModel",
     "FairModel",
     "SeedModel",
     "conversion_mismatch",
     "model_named",
+    "press_mismatch",
 ]
 
 ERASED = b"\xff" * 64
+#: a press held this long must have cleared the table; one held this long or
+#: less must not have (the firmware clears after 155 watchdog ticks, 9.92 s)
+CLEARED_BY_S, KEPT_UNDER_S = 10.05, 9.9
 #: Codes any build's press takes as healthy noise: all different, each pair's
 #: low bits 1 then 0, so every pair gives a fresh bit.
 HEALTHY_CODES = tuple((i * 389 + 7) % 1024 for i in range(_fair.MOST_READS))
@@ -43,6 +49,12 @@ class DieModel(Protocol):
     @property
     def reads(self) -> int:
         """The most ADC conversions a press makes."""
+        ...
+
+    @property
+    def table_kind(self) -> str:
+        """What :meth:`table`'s numbers are: ``"counts"`` (presses per face) or
+        ``"offsets"`` (each face's count above the least-shown face's)."""
         ...
 
     def conversions(self, codes: Iterable[int]) -> int:
@@ -92,6 +104,7 @@ class DieModel(Protocol):
 class FairModel:
     name: str = "fair"
     reads: int = _fair.MOST_READS
+    table_kind: str = "offsets"
     footprint: range = range(_ring.SLOTS * _ring.RECORD)
 
     def conversions(self, codes: Iterable[int]) -> int:
@@ -130,6 +143,7 @@ class FairModel:
 class SeedModel:
     name: str = "seed"
     reads: int = 1
+    table_kind: str = "counts"
     footprint: range = range(6)
 
     def conversions(self, codes: Iterable[int]) -> int:
@@ -179,6 +193,46 @@ def conversion_mismatch(model: DieModel, codes: Sequence[int]) -> str | None:
         return None
     more = "more" if wanted is None else str(wanted)
     return f"the firmware converted {len(codes)} times, its {model.name} model {more}"
+
+
+def press_mismatch(
+    model: DieModel,
+    before: bytes,
+    codes: Sequence[int],
+    face: int | None,
+    after: bytes,
+    hold: float | None = None,
+) -> str | None:
+    """None when a press is ``model``'s: from the image ``before``, converting
+    ``codes``, it showed ``face`` (None: no face) and left ``after``, or, held
+    ``hold`` s past :data:`KEPT_UNDER_S`, the model's clear of it (held
+    :data:`CLEARED_BY_S` or longer, only that); else why not, in words."""
+    wrong = conversion_mismatch(model, codes)
+    if wrong is not None:
+        return wrong
+    want_face, want = model.press(before, codes)
+    if face != want_face:
+        return f"it showed {_shown(face)}, the model {_shown(want_face)}"
+    got = after[: len(want)]
+    if got == want and (hold is None or hold < CLEARED_BY_S):
+        return None  # the common case, decided without the clear
+    cleared = model.cleared(want)[: len(want)]
+    if got == want == cleared:
+        return None
+    if got == cleared and (hold is None or hold > KEPT_UNDER_S):
+        return None
+    if hold is not None and got in (want, cleared):
+        done = "kept" if got == want else "cleared"
+        return f"held {hold:g} s, it {done} the table; the model clears it after 10 s"
+    at = next(i for i, (g, w) in enumerate(zip(got, want, strict=True)) if g != w)
+    return (
+        f"it left EEPROM byte {at} at 0x{got[at]:02X} (table {list(model.table(after))}),"
+        f" the model 0x{want[at]:02X} (table {list(model.table(want))})"
+    )
+
+
+def _shown(face: int | None) -> str:
+    return "the fault pattern" if face is None else f"face {face}"
 
 
 def model_named(name: str) -> DieModel:

@@ -146,7 +146,8 @@ class RollScreen:
             "",
         ]
         if self.die.has_counters:
-            lines += draw_table(self.die.counts).split("\n")
+            faces = [p.face for p in self.presses]
+            lines += draw_table(self.die.counts, kind=self.die.table_kind, shown=faces).split("\n")
         else:
             lines.append("(this die keeps no table)")
         lines += [f"presses {len(self.presses)}", status]

@@ -152,7 +152,7 @@ def game_factory(
         game = _game(setup, fairdie_seed if seed is None else seed)
         if position is not None:
             game.place(position, chance)
-        add_subject(pytestconfig, Subject(game.chip, what="game"))
+        add_subject(pytestconfig, Subject(game.chip, what="game", board=game.board))
         return game
 
     return make

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from fairdie.noise import Codes
 from fairdie.subjects.die._board import die_spec
-from fairdie.subjects.die._models import conversion_mismatch
+from fairdie.subjects.die._models import CLEARED_BY_S, KEPT_UNDER_S, conversion_mismatch
 from fairdie.subjects.die.checks._links import link_face, link_replay
 from fairdie.subjects.die.checks._model import QUICK_HOLD_S
 from fairdie.subjects.die.checks._press import record_press
@@ -22,8 +22,8 @@ from fairdie.verify import Context, Result, Timeline, fail, ok, skip
 
 __all__ = ["clear", "faces", "fresh_chip", "press_counts", "stored_before_shown"]
 
-_CLEAR_HOLD_S = 10.05
-_NO_CLEAR_HOLD_S = 9.9
+_CLEAR_HOLD_S = CLEARED_BY_S
+_NO_CLEAR_HOLD_S = KEPT_UNDER_S
 _FRESH_HOLD_S = 0.2
 _ROLLS = 60  # rolls of a die with no model: every face must come up
 

@@ -1,6 +1,7 @@
-"""What the die suite's test modules share: our boards, the mark of a test of
-one rule, the model of a die that only declares counters, and Hypothesis
-strategies of tables, EEPROM images and ADC codes for a die's model.
+"""What the die suite's test modules share: our boards, the marks of a test of
+one rule and of a test that needs a build of its own, which tests a given
+build cannot run, the model of a die that only declares counters, and
+Hypothesis strategies of tables, EEPROM images and ADC codes for a die's model.
 
 Nothing here imports the compiled binding: the suite's conftest uses it.
 """
@@ -8,7 +9,7 @@ Nothing here imports the compiled binding: the suite's conftest uses it.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import pytest
@@ -16,13 +17,16 @@ from hypothesis import strategies as st
 
 from fairdie.noise.strategies import counters, noise_sequences
 from fairdie.subjects.die import press as seed_press
+from fairdie.subjects.die._board import die_spec, same_die
 
 if TYPE_CHECKING:
+    from fairdie.board import Board
     from fairdie.subjects.die import Die
     from fairdie.subjects.die._models import DieModel
 
 __all__ = [
     "BOARDS",
+    "BUILD_MARK",
     "ERASED",
     "MODEL_MARK",
     "RECORD",
@@ -31,7 +35,9 @@ __all__ = [
     "clear_is_known",
     "images",
     "model_of",
+    "needs_build",
     "needs_model",
+    "not_for",
     "press_codes",
     "tables",
     "writes",
@@ -43,12 +49,50 @@ BOARDS = ("die-direct", "die-charlieplex")
 EEPROM_SIZE = 64  # the ATtiny13A's
 ERASED = b"\xff" * EEPROM_SIZE
 MODEL_MARK = "fairdie_model"
+BUILD_MARK = "fairdie_build"
+#: the parameters that name the board a test's die sits on
+_BOARD_PARAMS = ("board", "seed_board")
 
 
 def needs_model(name: str) -> pytest.MarkDecorator:
     """Mark a test of one rule: it skips, saying why, unless the die it rolls
     (its ``board`` parameter's, else the session's) follows model ``name``."""
     return pytest.mark.fairdie_model(name)
+
+
+def needs_build(*, board: str | None = None, f_cpu: int | None = None) -> pytest.MarkDecorator:
+    """Mark a test that rolls a die of another build than its ``board``
+    parameter names: one for ``board`` (a shipped name), or at ``f_cpu``."""
+    return pytest.mark.fairdie_build(board=board, f_cpu=f_cpu)
+
+
+def not_for(item: pytest.Item, given: Board, load: Callable[[str], Board]) -> str | None:
+    """Why a test cannot run on the one build given for board ``given``: the
+    build it needs (its board: a board parameter, a :func:`needs_build` mark,
+    else the session's; its clock: the mark's, else the board's), when that is
+    another; else, for a test of one rule, the rule ``given``'s die follows
+    when it is another. None: the test runs on the build given."""
+    from fairdie.subjects.die._die import board_model  # it loads the binding
+
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params if callspec is not None else {}
+    mark = item.get_closest_marker(BUILD_MARK)
+    want = mark.kwargs if mark is not None else {}
+    name = want.get("board") or next((params[p] for p in _BOARD_PARAMS if p in params), None)
+    board = given if name is None else load(name)
+    f_cpu = want.get("f_cpu") or board.f_cpu
+    if not same_die(board, given) or f_cpu != given.f_cpu:
+        return f"a build for {board.name} at {f_cpu} Hz"
+    rule = item.get_closest_marker(MODEL_MARK)
+    follows = board_model(given) or ("seed" if _counters(given) else None)
+    if rule is not None and follows is not None and rule.args[0] != follows:
+        return f"a die of the {rule.args[0]} rule"
+    return None
+
+
+def _counters(board: Board) -> bool:
+    spec = die_spec(board)
+    return spec is not None and spec.counters is not None
 
 
 def model_of(die: Die) -> DieModel:
@@ -66,6 +110,7 @@ class SeedCountersAt:
 
     name = "seed"
     reads = 1
+    table_kind = "counts"
 
     def __init__(self, address: int, size: int = EEPROM_SIZE) -> None:
         if not 0 <= address <= size - 6:

@@ -10,16 +10,29 @@ counters.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from fairdie.subjects.die._board import die_spec, same_die
-from fairdie.subjects.die.suite._support import BOARDS, MODEL_MARK, SeedCountersAt, model_of
+from fairdie.subjects.die.suite._support import (
+    BOARDS,
+    BUILD_MARK,
+    MODEL_MARK,
+    SeedCountersAt,
+    model_of,
+    not_for,
+)
 
 if TYPE_CHECKING:
+    from fairdie.board import Board
     from fairdie.subjects.die import Die
+
+
+_HERE = Path(__file__).resolve().parent
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,11 +40,18 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MODEL_MARK}(name): a test of one rule: skips unless the die follows model name",
     )
+    config.addinivalue_line(
+        "markers",
+        f"{BUILD_MARK}(board=None, f_cpu=None): a test that needs a build of its own",
+    )
 
 
+@pytest.hookimpl(trylast=True)  # after -k and -m: the line counts only tests selected
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The suite on a board that is no die is one usage error, not an error per
-    test: the session stops once collection ends, in one line."""
+    test: the session stops once collection ends, in one line. With one build
+    given, the suite's tests that need another are deselected, not skipped one
+    by one: the collection report names them once."""
     from fairdie.plugin import option_value
 
     name = option_value(config, "fairdie_board")
@@ -42,11 +62,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     from fairdie.subjects.die._die import die_parts
 
     try:
-        die_parts(load_board(name))
+        given = load_board(name)
+        die_parts(given)
     except FairdieError as e:
         pytest.exit(
             f"fairdie: the die suite needs a die: {e}", returncode=pytest.ExitCode.USAGE_ERROR
         )
+    if option_value(config, "fairdie_firmware"):
+        _deselect_other_builds(config, items, given)
+
+
+def _deselect_other_builds(config: pytest.Config, items: list[pytest.Item], given: Board) -> None:
+    """Deselect the suite's tests that need another build than the one given,
+    and say so in one line, by the build each needs."""
+    from fairdie.board import load_board
+    from fairdie.plugin import note_collection
+
+    boards = functools.cache(load_board)
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    why: dict[str, int] = {}
+    for item in items:
+        reason = not_for(item, given, boards) if item.path.is_relative_to(_HERE) else None
+        (keep if reason is None else drop).append(item)
+        if reason is not None:
+            why[reason] = why.get(reason, 0) + 1
+    if not drop:
+        return
+    config.hook.pytest_deselected(items=drop)
+    items[:] = keep
+    needs = ", ".join(f"{n} need {reason}" for reason, n in why.items())
+    note_collection(
+        config,
+        f"fairdie die suite: {len(drop)} tests deselected, not for the build given ({needs});"
+        " they run when the suite builds ours (no --fairdie-firmware)",
+    )
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

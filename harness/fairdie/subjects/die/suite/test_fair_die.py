@@ -43,6 +43,7 @@ from fairdie.subjects.die.suite._support import (
     clear_is_known,
     images,
     model_of,
+    needs_build,
     needs_model,
     press_codes,
     tables,
@@ -125,6 +126,7 @@ def test_lit_positions_are_the_seed_groups(die_factory: Callable[..., Die], boar
     die.chip.power_off()
 
 
+@needs_build(board="die-direct")
 def test_direct_wiring_drives_the_group_pins(die_factory: Callable[..., Die]) -> None:
     die = die_factory(board="die-direct")
     forced(die, 5)
@@ -473,6 +475,7 @@ def test_die_machine(die_factory: Callable[..., Die], board: str) -> None:
 
 
 @pytest.mark.parametrize("board", BOARDS)
+@needs_build(f_cpu=9_600_000)
 def test_other_clock_reads_the_same(die_factory: Callable[..., Die], board: str) -> None:
     die = die_factory(board=board, f_cpu=9_600_000)
     assert die.chip.frequency == 9_600_000

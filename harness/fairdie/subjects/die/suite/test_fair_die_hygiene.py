@@ -41,6 +41,7 @@ from fairdie.subjects.die.suite._support import (
     clear_is_known,
     images,
     model_of,
+    needs_build,
     press_codes,
     tables,
     writes,
@@ -327,6 +328,7 @@ def test_the_roll_is_stored_when_the_first_led_lights(
     check_stored_before_shown(die, *_roll(die, data))
 
 
+@needs_build(board="die-charlieplex")
 def test_the_trace_records_a_pullup_alone(shared_die: Callable[[str], Die]) -> None:
     """Property 2 reads pull-ups from the trace, which records every change of the
     state word: a PORT write on an input turns the pull-up on (the wire goes from
