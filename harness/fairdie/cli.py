@@ -5,7 +5,8 @@ The core's commands work on any firmware and board (``build``, ``run``,
 (:mod:`fairdie.subjects`), the die ``press``, ``roll``, ``demo``, ``lab``,
 ``faults`` and ``bench``. Every command parses its own arguments. Scripts depend on the
 ``--json`` outputs; every error is one line on stderr and a non-zero exit (2
-for bad input, 130 when interrupted).
+for bad input, 130 for Ctrl-C, 143 for SIGTERM; 141, quietly, when the reader
+of the output went away).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 import sys
 from collections.abc import Callable, Sequence
 
-from fairdie._cmdline import Parser, run_command
+from fairdie._cmdline import Parser, Terminated, run_command, stopped, stopping
 
 __all__ = ["main"]
 
@@ -89,9 +90,18 @@ def _verbose(level: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``fairdie ARGV``: the exit status. However a command is stopped (Ctrl-C,
+    SIGTERM, a closed pipe), it ends with at most one line, no traceback."""
+    try:
+        with stopping():
+            return _main(list(sys.argv[1:] if argv is None else argv))
+    except (KeyboardInterrupt, Terminated, BrokenPipeError) as e:
+        return stopped(e)
+
+
+def _main(argv: list[str]) -> int:
     from fairdie.subjects import command
 
-    argv = list(sys.argv[1:] if argv is None else argv)
     verbose = 0
     while argv and argv[0] in ("-v", "-vv", "--verbose"):
         verbose += 2 if argv.pop(0) == "-vv" else 1

@@ -19,7 +19,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import BadInput, Parser, add_spread_options, int_at_least, progress_bar
+from fairdie._cmdline import (
+    SEED,
+    BadInput,
+    Parser,
+    Terminated,
+    add_spread_options,
+    progress_bar,
+    stopped,
+)
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -58,7 +66,7 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
         metavar="CHECK[,CHECK...]",
         help=f"run these checks (and the build checks they need): {', '.join(checks)}",
     )
-    p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
+    p.add_argument("--seed", type=SEED, default=0, metavar="S", help="default 0")
     add_spread_options(p, pieces="subjects' campaigns")
     for s in subjects:
         if s.options is not None:
@@ -166,9 +174,9 @@ def verify_main(argv: list[str]) -> int:
         close()
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as e:
         close()
-        return 130
+        return stopped(e)
     close()
     print(json.dumps(out, indent=2) if args.json else format_verdict(out))
     return 0 if verdict.passed else 1

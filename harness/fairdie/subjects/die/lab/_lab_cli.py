@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any
 
 from fairdie._cmdline import (
+    SEED,
     Parser,
     add_spread_options,
     int_in,
@@ -42,16 +43,6 @@ _MAX_VALUES = 100
 _MAX_SAMPLES = 1000
 _MAX_MATCHES = 10_000_000
 _MAX_PRESSES = 10_000_000
-_MAX_SEED = 2**64 - 1
-
-
-def _search_seed(text: str) -> int:
-    """A seed for ``random.Random``: it takes -s for s, so only s >= 0 are told apart."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    return int_in(0, _MAX_SEED)(str(v))
 
 
 def _fraction(text: str) -> float:
@@ -81,7 +72,7 @@ def _parser() -> Parser:
         metavar="MATCHES",
         help="simulate this many matches per candidate instead of computing exactly",
     )
-    p.add_argument("--seed", type=_search_seed, default=0, help="simulation seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="simulation seed (default 0)")
     p.add_argument(
         "--in-use",
         action="store_true",
@@ -292,7 +283,7 @@ def _campaign_parser() -> Parser:
         " uniform, stuck:MILLIVOLTS, rail-low, rail-high, dead, weak:RATIO, hum:HZ,"
         " biased:P0,P1,..., trace:FILE.csv, adversarial",
     )
-    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="campaign seed (default 0)")
     p.add_argument(
         "--timing",
         type=_timing_spec,
