@@ -23,6 +23,7 @@ __all__ = [
     "BadInput",
     "Parser",
     "Terminated",
+    "add_force_option",
     "add_spread_options",
     "int_at_least",
     "int_in",
@@ -133,6 +134,15 @@ def add_spread_options(p: argparse.ArgumentParser, *, pieces: str) -> None:
         type=scheduler_address,
         metavar="ADDRESS",
         help=f"run the {pieces} on this Dask scheduler",
+    )
+
+
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: replace an output that fairdie did not write (fairdie._files)."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write the outputs even over files (or into folders) fairdie did not write",
     )
 
 

@@ -121,7 +121,7 @@ def test_lights_out_names_its_five_shared_pins_as_leds_and_buttons(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--vcd", "{tmp}/fw.hex"], "exists and is not a VCD file; not overwritten"),
+        (["--vcd", "{tmp}/fw.hex"], "holds a file fairdie did not write"),
         (["--vcd", "{tmp}"], "is a directory"),
         (["--vcd", "{tmp}/no/such.vcd"], "no such directory"),
         ([], "the following arguments are required: --vcd"),

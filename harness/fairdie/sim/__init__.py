@@ -36,7 +36,7 @@ from fairdie.sim._types import (
 from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
-    from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace
+    from fairdie.sim._chip import AdcSource, Chip, Snapshot, Trace, simavr_models
     from fairdie.sim._noise import NoiseStream
 
 __all__ = [
@@ -69,11 +69,12 @@ __all__ = [
     "load_firmware",
     "mcu_matches",
     "parse_pin",
+    "simavr_models",
     "sleep_mode_name",
     "sleep_modes",
 ]
 
-_COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace"}
+_COMPILED = {"AdcSource", "Chip", "Snapshot", "Trace", "simavr_models"}
 
 
 def __getattr__(name: str) -> Any:

@@ -24,6 +24,7 @@ from fairdie._cmdline import (
     BadInput,
     Parser,
     Terminated,
+    add_force_option,
     add_spread_options,
     progress_bar,
     stopped,
@@ -60,6 +61,7 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
         help="a board file or shipped board (default: the shipped board of the file's build)",
     )
     p.add_argument("--report", type=Path, metavar="DIR", help="write an HTML report there")
+    add_force_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--only",
@@ -153,7 +155,7 @@ def verify_main(argv: list[str]) -> int:
 
     try:
         if args.report is not None:
-            check_report_folder(args.report)
+            check_report_folder(args.report, force=args.force)
         verdict = verify(
             args.firmware,
             board=args.board,

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, int_in, run_command
+from fairdie._cmdline import SEED, Parser, add_force_option, int_in, run_command
 from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
@@ -220,6 +220,7 @@ def _press_parser() -> Parser:
         metavar="FILE",
         help="write the last press (pins, ADC, EEPROM, sleep, power) to this VCD file",
     )
+    add_force_option(p)
     _add_die_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p
@@ -228,7 +229,7 @@ def _press_parser() -> Parser:
 def _press(a: argparse.Namespace) -> int:
     from fairdie._trace import TRACE_KINDS, check_vcd_path, summary, write
 
-    vcd = check_vcd_path(a.vcd) if a.vcd is not None else None
+    vcd = check_vcd_path(a.vcd, force=a.force) if a.vcd is not None else None
     die = make_die(a)
     if vcd is not None:
         die.chip.trace_kinds = TRACE_KINDS
@@ -259,6 +260,7 @@ def _press(a: argparse.Namespace) -> int:
             comment=f"{a.replay}\npress {a.count} of the die on board {die.board.name}:"
             f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz,"
             f" seed {a.seed}",
+            force=a.force,
         )
         out["vcd"] = str(vcd)
         out["events"] = summary(chip)

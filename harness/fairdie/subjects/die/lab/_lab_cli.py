@@ -21,16 +21,19 @@ import json
 import sys
 import textwrap
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fairdie._cmdline import (
     SEED,
     Parser,
+    add_force_option,
     add_spread_options,
     int_in,
     parse,
     progress_bar,
 )
+from fairdie._files import claim_folder
 from fairdie.subjects.die._cli import add_target_options
 from fairdie.subjects.die.lab._search import search
 
@@ -294,6 +297,7 @@ def _campaign_parser() -> Parser:
     add_target_options(p, doing="press")
     add_spread_options(p, pieces="shards")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    add_force_option(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -331,6 +335,8 @@ def campaign_main(argv: list[str]) -> int:
     )
     update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
+        if args.plot:
+            claim_folder(Path(args.plot), "--plot", force=args.force)
         c = c.resolved()  # the board fits the build it runs, checked before any press
         board = c.made_setup().board
         if c.noise is None and board is not None and board.analog:  # its default noise
