@@ -320,9 +320,9 @@ def press_main(argv: list[str]) -> int:
 def _roll(a: argparse.Namespace) -> int:
     from fairdie.subjects.die._roll import run_roll
 
+    die = make_die(a)  # its inputs checked first, a terminal or not
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise FairdieError("roll needs a terminal (use fairdie press)")
-    die = make_die(a)
     noise = a.noise or ("floating" if die.noise is not None else "none")
     return run_roll(
         die, title=f"fairdie roll: board {die.board.name}, noise {noise}, seed {a.seed}"
