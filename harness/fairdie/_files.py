@@ -99,6 +99,8 @@ def read_input(path: Path, what: str, error: Error, *, limit: int) -> bytes:
 def _writable_place(path: Path, what: str) -> None:
     parent = path.parent
     if not parent.is_dir():
+        if parent.exists():
+            raise FairdieError(f"{what} {path}: {parent} is not a folder")
         raise FairdieError(f"{what} {path}: no such directory {parent}")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise FairdieError(f"{what} {path}: not writable")

@@ -33,6 +33,14 @@ HOW = {
 }
 
 
+def _as_from_a_terminal() -> None:
+    """A child inherits an ignored or blocked SIGINT (this test process may
+    have either from an earlier test): start the command as a shell would,
+    with SIGINT at its default and unblocked."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def _workers(proc: psutil.Process, timeout: float) -> list[psutil.Process]:
     """Every process ``proc`` started, once two of them are pool workers."""
     deadline = time.monotonic() + timeout
@@ -70,6 +78,7 @@ def test_a_stopped_command_ends_its_workers(command: str, how: str) -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell job is
+        preexec_fn=_as_from_a_terminal,
     )
     try:
         started = _workers(psutil.Process(p.pid), timeout=120)
