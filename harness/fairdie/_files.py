@@ -31,7 +31,6 @@ __all__ = [
 #: the file that marks a folder as fairdie's (a report, plots)
 MARKER = ".fairdie-output"
 _MARKER_TEXT = "fairdie wrote this folder; it writes here again while this file is here.\n"
-_FORCE = "give --force to replace it"
 
 #: what a bad input raises: a FairdieError class, or ValueError where the
 #: caller words the error its own way (a noise spec)
@@ -135,7 +134,8 @@ def check_output_file(
             raise FairdieError(f"{what} {path}: cannot read: {e.strerror or e}") from None
         if not ours(head):
             raise FairdieError(
-                f"{what} {path}: holds a file fairdie did not write; not replaced ({_FORCE})"
+                f"{what} {path}: holds a file fairdie did not write;"
+                " not replaced (give --force to replace it)"
             )
     return path
 
@@ -161,7 +161,7 @@ def claim_folder(folder: Path, what: str, *, force: bool = False) -> Path:
             shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
             raise FairdieError(
                 f"{what} {folder}: holds files fairdie did not write ({shown});"
-                f" nothing written ({_FORCE})"
+                " nothing written (give --force to write there)"
             )
         if not os.access(folder, os.W_OK | os.X_OK):
             raise FairdieError(f"{what} {folder}: not writable")
