@@ -1,5 +1,6 @@
 """What the subcommands with parsers of their own share: one-line usage
-errors, checked numbers, and a progress bar that only a terminal sees."""
+errors, checked numbers, how a command ends when stopped (Ctrl-C, SIGTERM, a
+reader that closed the pipe), and a progress bar that only a terminal sees."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import argparse
 import os
 import re
 import shlex
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import NoReturn
 
 from fairdie._cov_cli import add_cov_option, covering
@@ -19,7 +24,9 @@ __all__ = [
     "SEED",
     "BadInput",
     "Parser",
+    "Terminated",
     "add_cov_option",
+    "add_force_option",
     "add_spread_options",
     "covering",
     "int_at_least",
@@ -28,6 +35,8 @@ __all__ = [
     "progress_bar",
     "run_command",
     "scheduler_address",
+    "stopped",
+    "stopping",
 ]
 
 MAX_JOBS = 256  #: local processes a command may ask for
@@ -38,6 +47,49 @@ _ADDRESS = re.compile(r"(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9A-Fa-f:.]+\]|[^\s:/\[\
 
 class BadInput(Exception):
     """A usage error, reported as one line."""
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: unwinds like Ctrl-C (worker pools end their processes)."""
+
+
+def _terminate(signum: int, _frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def stopping() -> Iterator[None]:
+    """While inside, SIGTERM raises :class:`Terminated` in the main thread, so
+    a command unwinds through its ``finally`` blocks and worker pools as it
+    does for Ctrl-C. Elsewhere than the main thread it changes nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def stopped(e: BaseException, prog: str = "fairdie") -> int:
+    """The exit status of a command stopped by ``e`` after its one line:
+    130 for Ctrl-C, 143 for SIGTERM; quietly 141 (as if killed by SIGPIPE)
+    when the reader of stdout went away, with stdout sent to /dev/null so
+    nothing more fails at exit."""
+    if isinstance(e, BrokenPipeError):
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, sys.stdout.fileno())
+            os.close(null)
+        except (OSError, ValueError, AttributeError):  # stdout is no file (captured)
+            pass
+        return 128 + signal.SIGPIPE
+    if isinstance(e, Terminated):
+        print(f"{prog}: terminated", file=sys.stderr)
+        return 128 + signal.SIGTERM
+    print(f"{prog}: interrupted", file=sys.stderr)
+    return 128 + signal.SIGINT
 
 
 class Parser(argparse.ArgumentParser):
@@ -89,6 +141,15 @@ def add_spread_options(p: argparse.ArgumentParser, *, pieces: str) -> None:
     )
 
 
+def add_force_option(p: argparse.ArgumentParser) -> None:
+    """``--force``: replace an output that fairdie did not write (fairdie._files)."""
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write the outputs even over files (or into folders) fairdie did not write",
+    )
+
+
 def parse(parser: Parser, argv: list[str]) -> argparse.Namespace | int:
     """The arguments, or the exit status: 2 after one line for bad input, 0 after --help."""
     try:
@@ -108,7 +169,8 @@ def run_command(
     replay: bool = False,
 ) -> int:
     """Parse ``argv`` and run ``command``: bad input is one line and exit 2
-    (a usage error or a FairdieError), Ctrl-C is 130. With ``replay`` the
+    (a usage error or a FairdieError), Ctrl-C is 130 and SIGTERM 143 (:func:`stopped`).
+    With ``replay`` the
     arguments get ``replay``, the command line that runs it again."""
     from fairdie.errors import FairdieError
 
@@ -118,13 +180,13 @@ def run_command(
     if replay:  # every run is reproducible from its arguments
         a.replay = shlex.join([*parser.prog.split(), *argv])
     try:
-        with covering(a):  # --cov, for a command that has it
+        with stopping(), covering(a):  # --cov, for a command that has it
             return command(a)
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated, BrokenPipeError) as e:
+        return stopped(e)
 
 
 def progress_bar(

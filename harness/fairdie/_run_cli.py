@@ -26,7 +26,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, add_cov_option, covering, int_in, parse
+from fairdie._cmdline import (
+    SEED,
+    Parser,
+    Terminated,
+    add_cov_option,
+    covering,
+    int_in,
+    parse,
+    stopped,
+)
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -203,8 +212,8 @@ def run_command(
     except FairdieError as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as e:
+        return stopped(e)
 
 
 def run_main(argv: list[str]) -> int:

@@ -12,10 +12,14 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import TextIO
 
+from fairdie._cmdline import Terminated
+
 __all__ = ["raw_keys"]
 
 
 def _raise_exit(signum: int, _frame: FrameType | None) -> None:
+    if signum == signal.SIGTERM:  # as any command ends on SIGTERM: one line, 143
+        raise Terminated(signum)
     raise SystemExit(128 + signum)  # unwinds through the terminal's restore
 
 

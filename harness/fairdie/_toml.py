@@ -7,24 +7,23 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from fairdie._files import read_input
 from fairdie.errors import FairdieError
 
-__all__ = ["read_toml"]
+__all__ = ["MAX_TOML_BYTES", "read_toml"]
+
+#: the largest TOML file read (a board, a scenario, a target): far more than any needs
+MAX_TOML_BYTES = 1 << 20
 
 
 def read_toml(path: Path, what: str, error: type[FairdieError]) -> dict[str, Any]:
     """The decoded file; ``what`` names it in errors ("board file", "scenario file")."""
     source = str(path)
-    if path.exists() and not path.is_file():
-        raise error(f"{source}: not a {what} (a directory or a device)")
+    data = read_input(path, what, error, limit=MAX_TOML_BYTES)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise error(f"{source}: no such {what}") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"{source}: not a {what} (not UTF-8 text)") from None
-    except OSError as e:
-        raise error(f"{source}: cannot read: {e.strerror or e}") from None
     return loads(text, source, error)
 
 

@@ -13,12 +13,13 @@ loads the compiled module until a chip is used.
 from __future__ import annotations
 
 import argparse
-import os
+import re
 import shlex
 from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairdie._files import check_output_file
 from fairdie.errors import FairdieError
 from fairdie.sim._types import EventKind, Level, PinChange
 from fairdie.sim._vcd import VCD_KINDS, Parts, signals_for
@@ -33,7 +34,7 @@ __all__ = [
     "TRACE_KINDS",
     "active_pins",
     "check_vcd_path",
-    "check_writable",
+    "is_our_vcd",
     "summary",
     "trace_main",
     "write",
@@ -48,34 +49,25 @@ EVIDENCE_KINDS = (
 )
 
 
-def check_writable(path: Path, what: str = "--vcd") -> Path:
-    """``path`` if a file can be written there, else a one-line FairdieError."""
-    if path.is_dir():
-        raise FairdieError(f"{what} {path}: is a directory")
-    parent = path.parent
-    if not parent.is_dir():
-        raise FairdieError(f"{what} {path}: no such directory {parent}")
-    if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise FairdieError(f"{what} {path}: not writable")
-    return path
+#: how fairdie's VCDs begin: its VCD writer names fairdie as their writer
+_OUR_VCD = re.compile(
+    rb"\A\s*(?:\$(?:comment|date|timescale)\b.*?\$end\s*)*\$version\s+fairdie\b", re.S
+)
 
 
-def check_vcd_path(path: Path, what: str = "--vcd") -> Path:
-    """``path`` if a VCD may be written there: writable, and not a file that is
-    something else (a VCD starts with a ``$`` keyword; an ELF, a HEX or a board
-    file named by mistake is refused, untouched). :func:`write` asks it first,
-    so every VCD writer (``fairdie trace``, ``fairdie press --vcd``, the
-    plugin's evidence) follows it; a command asks it early too, before it runs."""
-    check_writable(path, what)
-    if path.is_file() and path.stat().st_size:
-        try:
-            with path.open("rb") as f:
-                head = f.read(64).lstrip()
-        except OSError as e:
-            raise FairdieError(f"{what} {path}: cannot read: {e.strerror or e}") from None
-        if not head.startswith(b"$"):
-            raise FairdieError(f"{what} {path}: exists and is not a VCD file; not overwritten")
-    return path
+def is_our_vcd(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) begins a VCD fairdie wrote."""
+    return _OUR_VCD.match(head) is not None
+
+
+def check_vcd_path(path: Path, what: str = "--vcd", *, force: bool = False) -> Path:
+    """``path`` if a VCD may be written there (:func:`fairdie._files.check_output_file`):
+    writable, and nothing there but a VCD fairdie wrote, unless ``force``; an
+    ELF, a HEX or a board file named by mistake is refused, untouched.
+    :func:`write` asks it first, so every VCD writer (``fairdie trace``,
+    ``fairdie press --vcd``, the plugin's evidence) follows it; a command asks
+    it early too, before it runs."""
+    return check_output_file(path, what, ours=is_our_vcd, force=force)
 
 
 def board_parts(board: Board) -> Parts:
@@ -102,12 +94,14 @@ def active_pins(chip: Chip) -> list[str]:
     return pins
 
 
-def write(chip: Chip, path: Path, *, comment: str = "", board: Board | None = None) -> Path:
+def write(
+    chip: Chip, path: Path, *, comment: str = "", board: Board | None = None, force: bool = False
+) -> Path:
     """The chip's trace as a VCD at ``path``: the active pins (and those of
     the board's parts), the signals its trace kinds feed, and the board's
     LEDs and buttons. A path :func:`check_vcd_path` refuses, or an OSError,
-    is a one-line FairdieError."""
-    check_vcd_path(path)
+    is a one-line FairdieError; ``force`` replaces what is there."""
+    check_vcd_path(path, force=force)
     pins = active_pins(chip)
     parts = None
     if board is not None:
@@ -147,6 +141,7 @@ def trace_main(argv: list[str]) -> int:
     """``fairdie trace FIRMWARE --vcd FILE [the options of fairdie run]``:
     run exactly as ``fairdie run`` does, then write the run as a VCD file.
     The exit status is ``fairdie run``'s."""
+    from fairdie._cmdline import add_force_option
     from fairdie._run_cli import run_command, run_parser
 
     p = run_parser(
@@ -156,10 +151,11 @@ def trace_main(argv: list[str]) -> int:
         " and its mode, EEPROM writes, ADC conversions, power.",
     )
     p.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD file to write")
+    add_force_option(p)
     replay = shlex.join(["fairdie", "trace", *argv])
 
     def check(a: argparse.Namespace) -> None:
-        check_vcd_path(a.vcd)
+        check_vcd_path(a.vcd, force=a.force)
 
     def after(dev: Device, a: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
         chip = dev.chip
@@ -168,7 +164,7 @@ def trace_main(argv: list[str]) -> int:
             f"{replay}\n{fw.name if fw else 'firmware'} on board {dev.board.name}:"
             f" the {chip.mcu} at {chip.frequency} Hz, seed {chip.seed}"
         )
-        write(chip, a.vcd, comment=comment, board=dev.board)
+        write(chip, a.vcd, comment=comment, board=dev.board, force=a.force)
         ev = summary(chip)
         span = (ev["last_cycle"] - ev["first_cycle"]) / chip.frequency
         line = (

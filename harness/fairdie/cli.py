@@ -6,17 +6,20 @@ write); each subject adds its own through the registry
 (:mod:`fairdie.subjects`), the die ``press``, ``roll``, ``demo``, ``lab``,
 ``faults`` and ``bench``. Every command parses its own arguments. Scripts depend on the
 ``--json`` outputs; every error is one line on stderr and a non-zero exit (2
-for bad input, 130 when interrupted).
+for bad input, 130 for Ctrl-C, 143 for SIGTERM; 141, quietly, when the reader
+of the output went away).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
-from fairdie._cmdline import Parser, run_command
+from fairdie._cmdline import Parser, Terminated, run_command, stopped, stopping
 
 __all__ = ["CORE", "Entry", "main", "registry"]
 
@@ -125,8 +128,35 @@ def _verbose(level: int) -> None:
     log.setLevel(logging.WARNING if level == 1 else logging.DEBUG)
 
 
+@contextmanager
+def _hypothesis_storage() -> Iterator[None]:
+    """While a command runs (and in its workers), Hypothesis (the power-cut
+    search) keeps its files in fairdie's cache folder, not in ``.hypothesis/``
+    of the current folder, unless HYPOTHESIS_STORAGE_DIRECTORY says where."""
+    key = "HYPOTHESIS_STORAGE_DIRECTORY"
+    if os.environ.get(key):
+        yield
+        return
+    from fairdie.toolchain._cache import default_cache_dir
+
+    os.environ[key] = str(default_cache_dir() / "hypothesis")
+    try:
+        yield
+    finally:
+        os.environ.pop(key, None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    """``fairdie ARGV``: the exit status. However a command is stopped (Ctrl-C,
+    SIGTERM, a closed pipe), it ends with at most one line, no traceback."""
+    try:
+        with stopping(), _hypothesis_storage():
+            return _main(list(sys.argv[1:] if argv is None else argv))
+    except (KeyboardInterrupt, Terminated, BrokenPipeError) as e:
+        return stopped(e)
+
+
+def _main(argv: list[str]) -> int:
     verbose = 0
     while argv and argv[0] in ("-v", "-vv", "--verbose"):
         verbose += 2 if argv.pop(0) == "-vv" else 1

@@ -349,6 +349,11 @@ def pytest_runtest_makereport(
 
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    _junit_properties(session)
+    _hypothesis_home(session)
+
+
+def _junit_properties(session: pytest.Session) -> None:
     """Firmware, board and seed as JUnit suite properties (valid under xunit2),
     recorded by the process that writes the XML. Under pytest-xdist that is the
     controller: a worker has no XML, and its ``record_testsuite_property``
@@ -381,12 +386,35 @@ def fairdie_evidence(pytestconfig: pytest.Config) -> Path:
 
 
 def _seed(config: pytest.Config) -> int:
-    """The session's seed, in the range every chip takes; one usage error if not."""
+    """The session's seed, in the range every command takes (``SEED``); one
+    usage error naming where the bad value came from if not."""
     raw = _value(config, _SEED) or "0"
     try:
         return SEED(raw)
     except argparse.ArgumentTypeError as e:
-        raise pytest.UsageError(f"fairdie: --fairdie-seed: {e}") from None
+        given = config.getoption(_SEED.name) is not None
+        where = _SEED.flag if given or not os.environ.get(_SEED.env) else _SEED.env
+        raise pytest.UsageError(f"fairdie: {where}: {e}") from None
+
+
+def _hypothesis_home(session: pytest.Session) -> None:
+    """Keep Hypothesis' files (its example database) under the pytest cache
+    (made before the session starts), not in ``.hypothesis/`` of the current
+    folder, unless the user chose a place (HYPOTHESIS_STORAGE_DIRECTORY; a
+    profile's own database stands too)."""
+    from hypothesis import configuration
+
+    cache = getattr(session.config, "cache", None)
+    home = getattr(configuration, "__hypothesis_home_directory", None)
+    default = getattr(configuration, "__hypothesis_home_directory_default", None)
+    if (
+        cache is None
+        or os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+        or home not in (None, default)
+    ):
+        return  # no cache (-p no:cacheprovider), or the user chose
+    configuration.set_hypothesis_home_dir(cache.mkdir("hypothesis"))
+    session.config.add_cleanup(lambda: configuration.set_hypothesis_home_dir(home))
 
 
 @pytest.fixture(scope="session")

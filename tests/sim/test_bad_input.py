@@ -10,6 +10,7 @@ missing run in a subprocess.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import subprocess
 import sys
@@ -154,9 +155,18 @@ def test_bad_firmware_file(capsys, die, files, name):
     assert line.startswith("fairdie: error: ") and message in line
 
 
-def test_firmware_that_is_not_a_file(capsys, tmp_path):
-    line = refused(capsys, "press", "--firmware", str(tmp_path))
-    assert "not a regular file (a directory or a device)" in line
+@pytest.mark.parametrize(
+    ("kind", "shown"),
+    [("folder", "a directory"), ("fifo", "a FIFO"), ("device", "a character device")],
+)
+def test_firmware_that_is_not_a_file(capsys, die, tmp_path, kind, shown):
+    """Named as what it is, not as missing; a FIFO is not waited on."""
+    path = {"folder": tmp_path, "fifo": tmp_path / "f.hex", "device": Path("/dev/zero")}[kind]
+    if kind == "fifo":
+        os.mkfifo(path)
+    for argv in (["--firmware", str(path)], ["--firmware", str(die.hex), "--eep", str(path)]):
+        line = refused(capsys, "press", *argv)
+        assert line.endswith(f"{path}: not a regular file ({shown})")
 
 
 @pytest.mark.parametrize(
@@ -318,9 +328,12 @@ def test_board_file_that_is_no_text_or_no_file(capsys, tmp_path):
     )
     folder = tmp_path / "d.toml"
     folder.mkdir()
-    assert "d.toml: not a board file (a directory or a device)" in refused(
+    assert "d.toml: not a regular file (a directory)" in refused(
         capsys, "press", "--board", str(folder)
     )
+    fifo = tmp_path / "f.toml"
+    os.mkfifo(fifo)
+    assert "f.toml: not a regular file (a FIFO)" in refused(capsys, "press", "--board", str(fifo))
 
 
 @pytest.mark.parametrize(

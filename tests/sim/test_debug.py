@@ -417,6 +417,7 @@ def test_cli_listens_on_loopback_and_says_how_to_connect():
             assert s.recv(1) == b"+"
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 130
+        assert proc.stderr is not None and proc.stderr.read() == "fairdie: interrupted\n"
     finally:
         proc.kill()
 

@@ -200,6 +200,36 @@ def test_a_bad_seed_is_one_usage_error_at_configure_time(
     assert "ran" not in r.stdout.str()
 
 
+def test_a_bad_seed_in_the_environment_is_named_as_such(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FAIRDIE_SEED is checked with the range of every command's --seed."""
+    from fairdie._cmdline import MAX_SEED
+
+    monkeypatch.setenv("FAIRDIE_SEED", str(MAX_SEED + 1))
+    pytester.makepyfile("def test_never_run():\n    raise AssertionError('ran')\n")
+    r = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    lines = [line for line in r.stderr.str().splitlines() if line.strip()]
+    bad = MAX_SEED + 1
+    assert lines == [f"ERROR: fairdie: FAIRDIE_SEED: {bad} is out of range (0..{MAX_SEED})"]
+
+
+def test_hypothesis_keeps_its_files_in_the_pytest_cache(pytester: pytest.Pytester) -> None:
+    """Not in .hypothesis/ of the folder the tests run from (a subprocess:
+    Hypothesis' storage folder is a process-wide setting)."""
+    pytester.makepyfile(
+        "from hypothesis import given, strategies as st\n"
+        "@given(st.integers())\n"
+        "def test_fails(x):\n"
+        "    assert x < 10\n"
+    )
+    r = pytester.runpytest_subprocess("-p", "no:xdist")
+    assert r.ret == 1
+    assert not (pytester.path / ".hypothesis").exists()
+    assert any((pytester.path / ".pytest_cache" / "d" / "hypothesis" / "examples").iterdir())
+
+
 def test_a_board_without_a_target_needs_a_firmware(pytester: pytest.Pytester) -> None:
     r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-board={BUTTON_DIE / 'board.toml'}")
     assert r.ret == pytest.ExitCode.USAGE_ERROR

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import signal
 import subprocess
 import sys
 import termios
@@ -190,6 +191,18 @@ def test_ctrl_c_quits_and_restores_the_terminal(terminal: Callable[..., Terminal
     t.send(b"\x03")
     assert t.proc.wait(timeout=30) == 130
     assert termios.tcgetattr(t.sub) == t.mode
+
+
+def test_sigterm_ends_it_with_one_line_and_restores_the_terminal(
+    terminal: Callable[..., Terminal],
+) -> None:
+    t = terminal()
+    t.wait_for(lambda s: "presses 0" in s)
+    t.proc.send_signal(signal.SIGTERM)
+    assert t.proc.wait(timeout=30) == 143
+    assert termios.tcgetattr(t.sub) == t.mode
+    t.read(0.2)
+    assert t.seen.endswith(b"fairdie: terminated\r\n") and b"Traceback" not in t.seen
 
 
 def test_roll_needs_a_terminal() -> None:

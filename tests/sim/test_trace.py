@@ -209,14 +209,22 @@ def test_no_vcd_writer_overwrites_a_file_that_is_not_a_vcd(
     before = victim.read_bytes()
     rc, out, err = run(capsys, "press", "--vcd", str(victim))  # fairdie press --vcd
     assert rc == 2 and out == "" and victim.read_bytes() == before
-    assert err == f"fairdie: error: --vcd {victim}: exists and is not a VCD file; not overwritten\n"
+    assert err == (
+        f"fairdie: error: --vcd {victim}: holds a file fairdie did not write;"
+        " not replaced (give --force to replace it)\n"
+    )
     chip = make_chip("eeprom")
     chip.run(seconds=0.001)
-    with pytest.raises(FairdieError, match="exists and is not a VCD file"):
+    with pytest.raises(FairdieError, match="holds a file fairdie did not write"):
         write(chip, victim)  # what fairdie trace and the plugin's evidence call
     assert victim.read_bytes() == before
-    old = tmp_path / "old.vcd"  # an earlier VCD is written over
-    old.write_text("$comment old $end\n")
+    theirs = tmp_path / "theirs.vcd"  # a VCD another tool wrote is the user's too
+    theirs.write_text("$comment old $end\n$version other 1.0 $end\n")
+    with pytest.raises(FairdieError, match="holds a file fairdie did not write"):
+        write(chip, theirs)
+    assert write(chip, theirs, force=True) == theirs and "fairdie" in theirs.read_text()
+    old = tmp_path / "old.vcd"  # an earlier VCD of fairdie's is written over
+    write(chip, old, comment="old")
     assert write(chip, old) == old and "old" not in old.read_text()
 
 

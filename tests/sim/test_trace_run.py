@@ -161,7 +161,7 @@ def test_a_speaker_is_named_beside_its_pin(
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--vcd", "{tmp}/fw.hex"], "exists and is not a VCD file; not overwritten"),
+        (["--vcd", "{tmp}/fw.hex"], "holds a file fairdie did not write"),
         (["--vcd", "{tmp}"], "is a directory"),
         (["--vcd", "{tmp}/no/such.vcd"], "no such directory"),
         ([], "the following arguments are required: --vcd"),

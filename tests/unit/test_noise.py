@@ -594,7 +594,7 @@ def test_trace_errors_name_the_file_and_row(tmp_path: Path, text: str, message: 
 
 
 def test_trace_of_a_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match=r"noise trace .*nope\.csv: No such file") as e:
+    with pytest.raises(ValueError, match=r"noise trace .*nope\.csv: no such recording") as e:
         Trace(tmp_path / "nope.csv")
     assert "\n" not in str(e.value)
     path = _write(tmp_path, "")
@@ -711,7 +711,7 @@ def test_parse_noise_uses_seed_and_vcc(spec: str) -> None:
         ("biased:" + ",".join(["1"] * 1025), "1025 weights, at most 1024"),
         ("trace", "expected trace:FILE.csv"),
         ("trace:", "expected trace:FILE.csv"),
-        ("trace:/no/such/dir/pin.csv", "noise trace /no/such/dir/pin.csv: No such file"),
+        ("trace:/no/such/dir/pin.csv", "noise trace /no/such/dir/pin.csv: no such recording"),
     ],
 )
 def test_parse_noise_errors(spec: str, message: str) -> None:

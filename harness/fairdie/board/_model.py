@@ -7,6 +7,7 @@ that starts with the file it came from.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -197,6 +198,11 @@ def _parse_header(ctx: Ctx, data: Mapping[str, Any]) -> dict[str, Any]:
     name = get_str(ctx, w, t, "name", required=True)
     mcu = get_str(ctx, w, t, "mcu", required=True)
     assert name is not None and mcu is not None
+    if mcu.lower() not in MCU_PINS:
+        from fairdie.sim import simavr_models
+
+        if not simavr_models(mcu.lower()):
+            raise ctx.fail(w, f"mcu {mcu!r}: no such MCU (simavr has no model of it)")
     f_cpu = get_int(ctx, w, t, "f_cpu", required=True)
     assert f_cpu is not None
     lo, hi = F_CPU_RANGE
@@ -414,12 +420,13 @@ def load_board(path_or_name: str | Path) -> Board:
     A string that names an existing file is a path; otherwise it must be the
     name of a shipped board. Raises :class:`BoardError`.
     """
-    if isinstance(path_or_name, str) and not Path(path_or_name).is_file():
-        name = path_or_name.removesuffix(".toml")
-        shipped = shipped_boards()
+    name = path_or_name.removesuffix(".toml") if isinstance(path_or_name, str) else ""
+    shipped = shipped_boards()
+    # a name, unless a file (or a FIFO, a folder: refused as a board file) is there
+    if isinstance(path_or_name, str) and not (
+        Path(path_or_name).is_file() or (name not in shipped and os.path.lexists(path_or_name))
+    ):
         if name not in shipped:
-            if Path(path_or_name).exists():
-                raise BoardError(f"{path_or_name}: not a board file (a directory or a device)")
             if "/" in path_or_name or path_or_name.endswith(".toml"):
                 raise BoardError(f"{path_or_name}: no such board file")
             raise BoardError(

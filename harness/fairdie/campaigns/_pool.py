@@ -6,11 +6,18 @@ processes are spawned (not forked: the simulator's state is not shared);
 with a scheduler address the pieces go to Dask's distributed scheduler,
 installed with the ``cluster`` extra. A :class:`Workers` keeps its processes
 (or its client) for several rounds of work.
+
+Stopping is the main process's business: its processes are started with
+SIGINT blocked and then ignored (a Ctrl-C at the terminal reaches the whole
+process group; the workers print nothing and go on until told), and whatever
+ends the ``with`` block early (Ctrl-C, SIGTERM, an error) ends them at once,
+not after the pieces they are running.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -64,6 +71,8 @@ class Workers:
         self, kind: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._pool is not None:
+            if e is not None:
+                _end(self._pool)
             self._pool.shutdown(cancel_futures=True)
         if self._client is not None:
             self._client.close()
@@ -92,8 +101,16 @@ class Workers:
             return (self._now(fn, x) for x in items)
         if self._pool is None:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.jobs, mp_context=context)
-        submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
+            self._pool = ProcessPoolExecutor(
+                self.jobs, mp_context=context, initializer=_ignore_interrupts
+            )
+        # the processes start at the first submit: with SIGINT blocked, which
+        # they inherit until _ignore_interrupts runs in them
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
         for f in submitted:
             f.add_done_callback(self._done)
         return (f.result() for f in submitted)
@@ -102,6 +119,29 @@ class Workers:
         r = fn(x)
         self._done(None)
         return r
+
+
+def _ignore_interrupts() -> None:
+    """In each worker: Ctrl-C is the main process's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+#: how long a worker told to end (SIGTERM) has before it is killed
+_GRACE_S = 2.0
+
+
+def _end(pool: Executor) -> None:
+    """End ``pool``'s processes now (SIGTERM, then SIGKILL after a grace)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        p.terminate()
+    deadline = time.monotonic() + _GRACE_S
+    for p in procs:
+        p.join(max(deadline - time.monotonic(), 0))
+        if p.is_alive():
+            p.kill()
+            p.join()
 
 
 def map_work(

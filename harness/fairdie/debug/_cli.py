@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairdie._cmdline import SEED, BadInput, Parser, int_in
+from fairdie._cmdline import SEED, BadInput, Parser, Terminated, int_in, stopped
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -150,8 +150,8 @@ def debug_main(argv: list[str]) -> int:
     _say("  " + shlex.join(["avr-gdb", *elf, *src, "-ex", f"target remote :{server.port}"]))
     try:
         server.serve_forever()
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as e:
+        return stopped(e)
     finally:
         server.close()
     return 0

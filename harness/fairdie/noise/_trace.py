@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
-import stat
+import io
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 
+from fairdie._files import read_input
 from fairdie.noise._adc import ADC_MAX, mv_for_code
 from fairdie.noise._models import Cycle
 from fairdie.noise._seeded import check_count, check_press, check_vcc
@@ -77,19 +78,13 @@ MAX_TRACE_BYTES = 16 * 1024 * 1024
 
 def _load(path: Path, vcc: float) -> tuple[float, ...]:
     name = str(path)
+
+    def error(message: str) -> ValueError:
+        return ValueError(f"noise trace {message}")
+
+    data = read_input(path, "recording", error, limit=MAX_TRACE_BYTES)
     try:
-        st = path.stat()
-        if not stat.S_ISREG(st.st_mode):
-            raise ValueError(f"noise trace {name}: not a regular file")
-        if st.st_size > MAX_TRACE_BYTES:
-            raise ValueError(
-                f"noise trace {name}: {st.st_size:,} bytes, more than the"
-                f" {MAX_TRACE_BYTES:,} a recording may have"
-            )
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            return _read(f, name, vcc)
-    except OSError as e:
-        raise ValueError(f"noise trace {name}: {e.strerror or e}") from None
+        return _read(io.StringIO(data.decode("utf-8-sig"), newline=""), name, vcc)
     except (csv.Error, UnicodeDecodeError) as e:
         raise ValueError(f"noise trace {name}: not a CSV text file ({e})") from None
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from fairdie._cmdline import MAX_SEED
 from fairdie._toml import read_toml
 from fairdie.scenario._model import (
     EVENTS,
@@ -110,8 +111,8 @@ def _parse_head(source: str, data: Mapping[str, Any]) -> dict[str, Any]:
             out[key] = _text(w, key, t[key])
     if "seed" in t:
         s = t["seed"]
-        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < 2**63:
-            raise w.fail("seed", f"expected a whole number 0..2**63-1, got {s!r}")
+        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= MAX_SEED:
+            raise w.fail("seed", f"expected a whole number 0..{MAX_SEED}, got {s!r}")
         out["seed"] = s
     if "powered" in t:
         if not isinstance(t["powered"], bool):

@@ -50,7 +50,7 @@ def firmware_path(spec: str | Path, base: Path | None = None) -> Path:
     p = Path(spec).expanduser()
     if base is not None and not p.is_absolute() and (base / p).exists():
         return base / p
-    if p.is_file():
+    if p.exists() and not p.is_dir():  # a file, or what the loader refuses as none
         return p
     from fairdie.errors import ToolchainError
     from fairdie.toolchain import resolve_target, shipped_targets

@@ -36,7 +36,15 @@ from fairdie.sim._types import (
 from fairdie.sim._unmodelled import UNMODELLED, Unmodelled
 
 if TYPE_CHECKING:
-    from fairdie.sim._chip import AdcSource, Chip, ChipRecorder, Snapshot, Trace, record_chips
+    from fairdie.sim._chip import (
+        AdcSource,
+        Chip,
+        ChipRecorder,
+        Snapshot,
+        Trace,
+        record_chips,
+        simavr_models,
+    )
     from fairdie.sim._noise import NoiseStream
 
 __all__ = [
@@ -71,11 +79,20 @@ __all__ = [
     "mcu_matches",
     "parse_pin",
     "record_chips",
+    "simavr_models",
     "sleep_mode_name",
     "sleep_modes",
 ]
 
-_COMPILED = {"AdcSource", "Chip", "ChipRecorder", "Snapshot", "Trace", "record_chips"}
+_COMPILED = {
+    "AdcSource",
+    "Chip",
+    "ChipRecorder",
+    "Snapshot",
+    "Trace",
+    "record_chips",
+    "simavr_models",
+}
 
 
 def __getattr__(name: str) -> Any:

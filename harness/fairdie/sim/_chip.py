@@ -41,7 +41,29 @@ __all__ = [
     "Snapshot",
     "Trace",
     "record_chips",
+    "simavr_models",
 ]
+
+
+def _new_core(mcu: str, handle: object, mask: int, seed: int) -> object:
+    """A new simavr core of ``mcu`` (a ``fd_chip *``), or ``ffi.NULL``."""
+    raw = ffi.NULL
+    # simavr names the "A" parts' cores without the A (attiny84a -> attiny84)
+    for core in dict.fromkeys([mcu.removesuffix("a"), mcu]):
+        raw = lib.fd_new(core.encode(), handle, mask, seed)
+        if raw != ffi.NULL:
+            break
+    return raw
+
+
+def simavr_models(mcu: str) -> bool:
+    """Whether simavr has a model of ``mcu`` (lower case, e.g. ``attiny13a``)."""
+    raw = _new_core(mcu, ffi.NULL, 0, 0)
+    if raw == ffi.NULL:
+        return False
+    lib.fd_free(raw)
+    return True
+
 
 _IDS = itertools.count(1)
 _MAX_F_CPU = 32_000_000
@@ -129,12 +151,7 @@ class Chip(
         self._id = next(_IDS)
         CHIPS[self._id] = self
         handle = ffi.cast("void *", self._id)
-        raw = ffi.NULL
-        # simavr names the "A" parts' cores without the A (attiny84a -> attiny84)
-        for core in dict.fromkeys([self.mcu.removesuffix("a"), self.mcu]):
-            raw = lib.fd_new(core.encode(), handle, mask, seed)
-            if raw != ffi.NULL:
-                break
+        raw = _new_core(self.mcu, handle, mask, seed)
         if raw == ffi.NULL:
             raise FirmwareError(f"simavr has no model of the MCU {self.mcu!r}")
         self._c = ffi.gc(raw, lib.fd_free)

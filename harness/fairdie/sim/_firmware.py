@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from fairdie._files import check_input
 from fairdie.errors import FirmwareError
 from fairdie.sim._elfinfo import EM_AVR, MCU_NAME, DeviceInfo, elf_arch, elf_chip
 from fairdie.sim._fuses import Fuses, fuses
@@ -49,6 +50,7 @@ _JMP_CALL_MASK, _JMP, _CALL = 0xFE0E, 0x940C, 0x940E
 _MAX_FLASH_ADDRESS = 0x400000  # 4 MB: beyond any AVR's flash
 _MAX_EEPROM_ADDRESS = 0x10000  # 64 KB: beyond any AVR's EEPROM
 _MAX_HEX_BYTES = 64 << 20  # a HEX of a 4 MB image is about 11 MB of text
+_MAX_FILE_BYTES = _MAX_HEX_BYTES  # an ELF of a 4 MB image, with its debug information
 # Intel HEX record types: data, end of file, extended segment address, start
 # segment address, extended linear address, start linear address; and the
 # data length each but the data record must have
@@ -190,10 +192,7 @@ def load_firmware(
 def _head(p: Path, what: str, kinds: str) -> bytes:
     """The first bytes of a firmware or EEPROM file; a one-line error when it
     is missing, not a file, unreadable or empty."""
-    if not p.exists():
-        raise FirmwareError(f"{p}: no such {what} file")
-    if not p.is_file():
-        raise FirmwareError(f"{p}: not a regular file (a directory or a device)")
+    check_input(p, f"{what} file", FirmwareError, limit=_MAX_FILE_BYTES)
     try:
         with p.open("rb") as f:
             head = f.read(4)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from fairdie._cmdline import Terminated, stopped
 from fairdie.errors import FairdieError, ToolchainError
 
 from ._build import Build, build
@@ -139,5 +140,5 @@ def main(argv: Sequence[str] | None = None, *, prog: str = "python -m fairdie.to
     except FairdieError as exc:
         print(f"fairdie: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as e:
+        return stopped(e)

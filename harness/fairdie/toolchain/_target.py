@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fairdie._files import read_input
+from fairdie._toml import MAX_TOML_BYTES
 from fairdie.errors import ToolchainError
 
 __all__ = [
@@ -380,17 +382,15 @@ def load_target(target: str | Path) -> Target:
     """
     path = resolve_target(target)
     toml = path / TARGET_FILE
-    if not toml.is_file():
+    if not os.path.lexists(toml):  # anything else there is read, or refused
         name = re.sub(r"[^A-Za-z0-9_.+-]", "_", path.name)
         output = re.sub(r"[^A-Za-z0-9_]", "_", name)
         output = output if _IDENT.match(output) else f"_{output}"
         return Target(name, path, None, None, output, None, None)
     try:
-        text = toml.read_text(encoding="utf-8")
+        text = read_input(toml, "target file", ToolchainError, limit=MAX_TOML_BYTES).decode()
     except UnicodeDecodeError:
         raise ToolchainError(f"{toml}: not UTF-8 text") from None
-    except OSError as e:
-        raise ToolchainError(f"{toml}: cannot read: {e.strerror or e}") from None
     return parse_target_toml(text, path)
 
 

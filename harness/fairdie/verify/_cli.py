@@ -24,13 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fairdie._cmdline import (
+    SEED,
     BadInput,
     Parser,
+    Terminated,
     add_cov_option,
+    add_force_option,
     add_spread_options,
     covering,
-    int_at_least,
     progress_bar,
+    stopped,
 )
 from fairdie.errors import FairdieError
 from fairdie.verify._burn import DEFAULT_PROGRAMMER
@@ -84,13 +87,14 @@ def _parser(checks: Sequence[str], subjects: Sequence[Checks]) -> Parser:
         metavar="ID",
         help=f"the avrdude programmer (-c) the burn command names (default {DEFAULT_PROGRAMMER})",
     )
+    add_force_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--only",
         metavar="CHECK[,CHECK...]",
         help=f"run these checks (and the build checks they need): {', '.join(checks)}",
     )
-    p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="default 0")
+    p.add_argument("--seed", type=SEED, default=0, metavar="S", help="default 0")
     add_spread_options(p, pieces="subjects' campaigns")
     add_cov_option(p)
     for s in subjects:
@@ -180,7 +184,7 @@ def verify_main(argv: list[str]) -> int:
 
     try:
         if args.report is not None:
-            check_report_folder(args.report)
+            check_report_folder(args.report, force=args.force)
         with covering(args):
             verdict = verify(
                 args.firmware,
@@ -204,9 +208,9 @@ def verify_main(argv: list[str]) -> int:
         close()
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Terminated) as e:
         close()
-        return 130
+        return stopped(e)
     close()
     if args.json:
         print(json.dumps(out, indent=2))

@@ -20,6 +20,7 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fairdie._files import claim_folder
 from fairdie.errors import FairdieError
 from fairdie.verify._check import FAIL, PASS, SKIP
 from fairdie.verify._figures import CR2032_MAH, FIGURES
@@ -50,18 +51,14 @@ _STYLE = (
 )
 
 
-def check_report_folder(folder: Path) -> None:
-    """Fail early (bad input) when the report cannot be written."""
+def check_report_folder(folder: Path, *, force: bool = False) -> None:
+    """Fail early (bad input) when the report cannot be written, or would be
+    written into a folder holding what fairdie did not write (unless ``force``)."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise FairdieError("--report needs matplotlib: pip install 'fairdie[plot]'") from None
-    if folder.exists() and not folder.is_dir():
-        raise FairdieError(f"--report {folder}: not a folder")
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise FairdieError(f"--report {folder}: {e.strerror or e}") from None
+    claim_folder(folder, "--report", force=force)
 
 
 def write_report(verdict: Verdict, folder: Path) -> Path:

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, add_cov_option, int_in, run_command
+from fairdie._cmdline import SEED, Parser, add_cov_option, add_force_option, int_in, run_command
 from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
@@ -221,6 +221,7 @@ def _press_parser() -> Parser:
         metavar="FILE",
         help="write the last press (pins, ADC, EEPROM, sleep, power) to this VCD file",
     )
+    add_force_option(p)
     _add_die_options(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_cov_option(p)
@@ -230,7 +231,7 @@ def _press_parser() -> Parser:
 def _press(a: argparse.Namespace) -> int:
     from fairdie._trace import TRACE_KINDS, check_vcd_path, summary, write
 
-    vcd = check_vcd_path(a.vcd) if a.vcd is not None else None
+    vcd = check_vcd_path(a.vcd, force=a.force) if a.vcd is not None else None
     die = make_die(a)
     if vcd is not None:
         die.chip.trace_kinds = TRACE_KINDS
@@ -265,6 +266,7 @@ def _press(a: argparse.Namespace) -> int:
             f" {fw.name if fw else 'firmware'} on the {chip.mcu} at {chip.frequency} Hz,"
             f" seed {a.seed}",
             board=die.board,
+            force=a.force,
         )
         out["vcd"] = str(vcd)
         out["events"] = summary(chip)
@@ -343,9 +345,9 @@ def press_main(argv: list[str]) -> int:
 def _roll(a: argparse.Namespace) -> int:
     from fairdie.subjects.die._roll import run_roll
 
+    die = make_die(a)  # its inputs checked first, a terminal or not
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise FairdieError("roll needs a terminal (use fairdie press)")
-    die = make_die(a)
     noise = a.noise or ("floating" if die.noise is not None else "none")
     return run_roll(
         die, title=f"fairdie roll: board {die.board.name}, noise {noise}, seed {a.seed}"

@@ -190,11 +190,11 @@ def play_command(a: Any) -> int:
 
     from fairdie.subjects.silver_dollar._cli import make_setup
 
+    setup = make_setup(a)  # its inputs checked first, a terminal or not
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise FairdieError(
             "silver-dollar play needs a terminal (use fairdie silver-dollar starts or reply)"
         )
-    setup = make_setup(a)
     game = setup.device()
     screen = PlayScreen(
         game, sys.stdout, title=f"fairdie silver-dollar play: board {setup.board.name}"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from fairdie._cmdline import (
-    MAX_SEED,
+    SEED,
     Parser,
     add_spread_options,
     int_in,
@@ -266,7 +266,7 @@ def _parser() -> Parser:
         help="a seeded sample of P positions (default: all)",
     )
     p.add_argument("--variant", default="game", help="the build swept (default game)")
-    p.add_argument("--seed", type=int_in(0, MAX_SEED), default=0, metavar="S")
+    p.add_argument("--seed", type=SEED, default=0, metavar="S")
     add_spread_options(p, pieces="pieces of the sweep")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     return p

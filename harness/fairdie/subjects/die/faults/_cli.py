@@ -16,11 +16,13 @@ import sys
 from typing import Any
 
 from fairdie._cmdline import (
+    SEED,
     Parser,
+    Terminated,
     add_spread_options,
-    int_in,
     parse,
     progress_bar,
+    stopped,
 )
 from fairdie.errors import FairdieError
 from fairdie.subjects.die._cli import add_target_options
@@ -45,7 +47,7 @@ def _parser(campaigns: list[str]) -> Parser:
     p.add_argument("--quick", action="store_true", help="the quick tier (as make test runs it)")
     add_spread_options(p, pieces="units")
     add_target_options(p, doing="cut")
-    p.add_argument("--seed", type=int_in(0, 2**64 - 1), default=0, help="campaign seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="campaign seed (default 0)")
     p.add_argument("--replay", metavar="ID", help="run one violation again from its id")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
@@ -131,8 +133,8 @@ def faults_main(argv: list[str]) -> int:
     except FairdieError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except (KeyboardInterrupt, Terminated) as e:
+        return stopped(e)
     out = report.as_json()
     if args.json:
         print(json.dumps(out, indent=2))

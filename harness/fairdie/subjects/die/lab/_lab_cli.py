@@ -21,15 +21,19 @@ import json
 import sys
 import textwrap
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from fairdie._cmdline import (
+    SEED,
     Parser,
+    add_force_option,
     add_spread_options,
     int_in,
     parse,
     progress_bar,
 )
+from fairdie._files import claim_folder
 from fairdie.subjects.die._cli import add_target_options
 from fairdie.subjects.die.lab._search import search
 
@@ -42,16 +46,6 @@ _MAX_VALUES = 100
 _MAX_SAMPLES = 1000
 _MAX_MATCHES = 10_000_000
 _MAX_PRESSES = 10_000_000
-_MAX_SEED = 2**64 - 1
-
-
-def _search_seed(text: str) -> int:
-    """A seed for ``random.Random``: it takes -s for s, so only s >= 0 are told apart."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    return int_in(0, _MAX_SEED)(str(v))
 
 
 def _fraction(text: str) -> float:
@@ -81,7 +75,7 @@ def _parser() -> Parser:
         metavar="MATCHES",
         help="simulate this many matches per candidate instead of computing exactly",
     )
-    p.add_argument("--seed", type=_search_seed, default=0, help="simulation seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="simulation seed (default 0)")
     p.add_argument(
         "--in-use",
         action="store_true",
@@ -292,7 +286,7 @@ def _campaign_parser() -> Parser:
         " uniform, stuck:MILLIVOLTS, rail-low, rail-high, dead, weak:RATIO, hum:HZ,"
         " biased:P0,P1,..., trace:FILE.csv, adversarial",
     )
-    p.add_argument("--seed", type=int_in(0, _MAX_SEED), default=0, help="campaign seed (default 0)")
+    p.add_argument("--seed", type=SEED, default=0, help="campaign seed (default 0)")
     p.add_argument(
         "--timing",
         type=_timing_spec,
@@ -303,6 +297,7 @@ def _campaign_parser() -> Parser:
     add_target_options(p, doing="press")
     add_spread_options(p, pieces="shards")
     p.add_argument("--plot", metavar="DIR", help="write PNG plots here (needs matplotlib)")
+    add_force_option(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     return p
 
@@ -340,6 +335,8 @@ def campaign_main(argv: list[str]) -> int:
     )
     update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
+        if args.plot:
+            claim_folder(Path(args.plot), "--plot", force=args.force)
         c = c.resolved()  # the board fits the build it runs, checked before any press
         board = c.made_setup().board
         if c.noise is None and board is not None and board.analog:  # its default noise
