@@ -288,13 +288,18 @@ def dask_cluster() -> Iterator[Any]:
 def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
     noise: str, dask_cluster: Any
 ) -> None:
+    from fairdie.subjects.die.lab._references import reference_tallies
+
     c = Campaign(240, noise, seed=6)
-    one = run_campaign(c, jobs=1)
-    two = run_campaign(c, jobs=2)
-    on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address)
+    one = run_campaign(c, jobs=1, references=True)
+    two = run_campaign(c, jobs=2, references=True)
+    on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address, references=True)
     assert (one.shards, two.shards, on_dask.shards) == (4, 8, 32)
     assert one.faces == two.faces == on_dask.faces
     assert one.tally == two.tally == on_dask.tally
+    # the reference systems, pressed by the workers beside the shards
+    assert one.references == two.references == on_dask.references == reference_tallies(240, 6)
+    assert run_campaign(c).references is None
     # the workers did the pressing, on processes and on Dask
     for r in (two, on_dask):
         assert r.cpu_workers > 0 and 0 <= r.serial_seconds <= r.seconds, r.as_json()

@@ -29,9 +29,15 @@ from fairdie.noise import NoiseModel, parse_noise
 from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.lab._adversary import Adversary
-from fairdie.subjects.die.lab._measures import run as run_system
 from fairdie.subjects.die.lab._predict import TALLY_PARTS, Tally, tally, tally_of
 from fairdie.subjects.die.lab._presses import PressReader, code_table, conversion_instants
+from fairdie.subjects.die.lab._references import (
+    REFERENCE_D,
+    REFERENCES,
+    ReferencePiece,
+    reference_piece,
+    reference_tallies,
+)
 from fairdie.subjects.die.lab._shards import (
     ERASED,
     FAULT,
@@ -48,7 +54,6 @@ from fairdie.subjects.die.lab._shards import (
     tally_inputs,
     tally_piece,
 )
-from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
 
 if TYPE_CHECKING:
     from fairdie.device import Setup
@@ -64,12 +69,10 @@ __all__ = [
     "campaign_noise",
     "code_table",
     "conversion_instants",
+    "reference_tallies",
     "run_campaign",
     "seed_matters",
 ]
-
-#: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
-REFERENCE_D = 0.355
 
 
 class CampaignError(FairdieError):
@@ -160,6 +163,8 @@ class CampaignResult:
     serial_seconds: float = 0.0
     cpu_parent: float = 0.0  #: CPU seconds of this process, the workers' left out
     cpu_workers: float = 0.0  #: CPU seconds of the workers' pieces and shards
+    #: the reference systems pressed as often (:mod:`._references`), when asked for
+    references: dict[str, Tally] | None = field(default=None, compare=False, repr=False)
 
     @property
     def health_failures(self) -> int:
@@ -228,8 +233,11 @@ def run_campaign(
     jobs: int = 1,
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
+    references: bool = False,
 ) -> CampaignResult:
-    """Run a campaign; ``progress(n)`` is told of each n presses done."""
+    """Run a campaign; ``progress(n)`` is told of each n presses done.
+    ``references``: the workers also press the reference systems as often
+    (the result's ``references``)."""
     clock = _Clock()
     c = c.resolved()  # the board and firmware loaded once, here: the shards carry them
     assert c.setup is not None
@@ -269,6 +277,11 @@ def run_campaign(
             name = model.name if model is not None else None
             parts = w.map(tally_piece, [TallyPiece(p, expected, name) for p in TALLY_PARTS])
         results = w.map(run_shard, shards)
+        others: Any = ()
+        if references:  # after the shards: small pieces, to even out the workers' ends
+            others = w.map(
+                reference_piece, [ReferencePiece(n, c.presses, c.seed) for n in REFERENCES]
+            )
         done = []
         for r in results:
             done.append(r)
@@ -283,6 +296,10 @@ def run_campaign(
         for part, found, cpu in parts:
             tallied[part] = found
             clock.workers_cpu += cpu
+        refs = {}
+        for name, found, cpu in others:
+            refs[name] = found
+            clock.workers_cpu += cpu
         clock.idle(w)
     if 0 in faces:
         k = faces.index(0)
@@ -294,7 +311,7 @@ def run_campaign(
     name = model.name if model else None
     return CampaignResult(
         c, name, t, len(shards), now - clock.start, emulated, bytes(faces), timing,
-        clock.serial, cpu, clock.workers_cpu,
+        clock.serial, cpu, clock.workers_cpu, refs if references else None,
     )  # fmt: skip
 
 
@@ -378,13 +395,3 @@ def seed_matters(result: CampaignResult) -> bool:
         return run_campaign(replace(c, presses=n, seed=seed)).faces
 
     return depends_on_seed(faces, (c.seed, c.seed ^ 1))
-
-
-def reference_tallies(presses: int, seed: int) -> dict[str, Tally]:
-    """Dice, deck and dynamic dice (d = REFERENCE_D) pressed as often, seeded."""
-    systems: dict[str, System] = {
-        "dice": Dice(6),
-        "deck": Deck(6),
-        "dynamic_dice": DynamicDice(6, REFERENCE_D),
-    }
-    return {name: tally(run_system(s, presses, seed), s) for name, s in systems.items()}
