@@ -263,6 +263,26 @@ def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
     assert floating["seed_matters"] is True and floating["timing"] is None
 
 
+def test_the_seed_check_presses_its_faces_without_measuring_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fairdie.subjects.die.lab import _campaign
+
+    c = Campaign(30, "floating", seed=2)
+    r = run_campaign(c)
+    bare = run_campaign(c, measure=False)
+    assert bare.faces == r.faces and sum(bare.tally.counts) == 0
+    tallied: list[int] = []
+    real = _campaign.tally
+    monkeypatch.setattr(
+        _campaign,
+        "tally",
+        lambda faces, *a, **k: tallied.append(len(faces)) or real(faces, *a, **k),
+    )
+    assert _campaign.seed_matters(r) is True
+    assert tallied == [0]  # the other seed's faces pressed, not tallied
+
+
 @pytest.mark.parametrize("noise", ["floating", "weak:10"])
 def test_both_product_builds_show_the_same_faces_for_the_same_noise(noise: str) -> None:
     """The README's table serves both builds: they read the same codes at each

@@ -34,9 +34,10 @@ restart holds its table (measured over 40 states drawn from the steady
 state: it guesses every face from the 8th-45th on, median the 17th). Its cost, measured: about 3 s
 for 100 000 faces, from an erased chip or in use; in use under the lab's
 adversary, whose faces never pin the table down so that the set restarts
-at 64 tables every eight faces or so, 2.4 s of CPU for 20 000 faces (a
-restarted set is whole rows of :attr:`Chain.quiet_faces`; 7.5 s when each
-state was gathered alone).
+at 64 tables every eight faces or so, 6.6 s of CPU for 100 000 faces on a
+loaded machine (a restarted set is whole rows of :attr:`Chain.quiet_faces`,
+and only its states that match the face gather their pools after; 8.1 s
+when every state's were gathered).
 
 For the seed's rule (:class:`SeedPlayer`) the counters follow from the
 faces and the face from the code's remainder by 3, so it follows the
