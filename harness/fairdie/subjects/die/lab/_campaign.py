@@ -215,9 +215,11 @@ class _Clock:
     def __post_init__(self) -> None:
         self.idle_since = self.start
 
-    def busy(self) -> None:
-        """Work goes out: the time since the workers were last idle was serial."""
-        self.serial += time.perf_counter() - self.idle_since
+    def busy(self, w: Workers) -> None:
+        """Work goes out: the time since the workers were last idle was
+        serial, unless they had work left all along."""
+        if not w.outstanding:
+            self.serial += time.perf_counter() - max(self.idle_since, w.last_done)
 
     def idle(self, w: Workers) -> None:
         """The workers' last piece finished at ``w.last_done``."""
@@ -263,17 +265,21 @@ def run_campaign(
     ranges = [(a, b) for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True) if b > a]
     with Workers(jobs=jobs, scheduler=scheduler, error=CampaignError) as w:
         expected = None
+        others: Any = ()
+        systems = [ReferencePiece(n, c.presses, c.seed) for n in REFERENCES if references]
         if model is None:
             shards = [Shard(c, firmware, inputs, 0, c.presses, ERASED)]
         else:
             inputs = _model_inputs(c, probe, model, noise)
-            clock.busy()
-            pieces = [Piece(inputs, a, b - a) for a, b in ranges]
-            read = sorted(w.map(digest_piece, pieces), key=lambda d: d.start)
+            clock.busy(w)
+            reading = w.map(digest_piece, [Piece(inputs, a, b - a) for a, b in ranges])
+            if systems:  # behind the noise: the workers press them while this process chains
+                others = w.map(reference_piece, systems)
+            read = sorted(reading, key=lambda d: d.start)
             clock.idle(w)
             clock.workers_cpu += sum(d.cpu for d in read)
             shards, expected = _chain(c, firmware, inputs, read)
-        clock.busy()
+        clock.busy(w)
         parts: Any = ()
         if (
             measure and expected is not None and not w.in_process
@@ -281,11 +287,8 @@ def run_campaign(
             name = model.name if model is not None else None
             parts = w.map(tally_piece, [TallyPiece(p, expected, name) for p in TALLY_PARTS])
         results = w.map(run_shard, shards)
-        others: Any = ()
-        if references:  # after the shards: small pieces, to even out the workers' ends
-            others = w.map(
-                reference_piece, [ReferencePiece(n, c.presses, c.seed) for n in REFERENCES]
-            )
+        if systems and model is None:
+            others = w.map(reference_piece, systems)
         done = []
         for r in results:
             done.append(r)
