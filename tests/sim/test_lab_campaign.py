@@ -263,6 +263,33 @@ def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
     assert floating["seed_matters"] is True and floating["timing"] is None
 
 
+def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference systems queue behind the noise round (the workers press
+    them while the campaign chains); then the longest tally part, the shards,
+    and the other tally parts last."""
+    from fairdie.campaigns import Workers
+
+    sent: list[tuple[str, int]] = []
+    real = Workers.map
+
+    def recording(self: Workers, fn: Any, items: Any) -> Any:
+        sent.append((fn.__name__, len(items)))
+        return real(self, fn, items)
+
+    monkeypatch.setattr(Workers, "map", recording)
+    r = run_campaign(Campaign(60, "floating", seed=5), jobs=2, references=True)
+    assert r.references is not None and len(r.references) == 3
+    assert sent == [
+        ("digest_piece", 8),
+        ("reference_piece", 3),
+        ("tally_piece", 1),
+        ("run_shard", 8),
+        ("tally_piece", 3),
+    ]
+
+
 def test_the_seed_check_presses_its_faces_without_measuring_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -17,6 +17,7 @@ shard.
 
 from __future__ import annotations
 
+import itertools
 import shlex
 import time
 from collections.abc import Callable, Iterator
@@ -281,12 +282,16 @@ def run_campaign(
             shards, expected = _chain(c, firmware, inputs, read)
         clock.busy(w)
         parts: Any = ()
-        if (
-            measure and expected is not None and not w.in_process
-        ):  # tallied by the workers as they press
+        if measure and expected is not None and not w.in_process:  # tallied as they press
             name = model.name if model is not None else None
-            parts = w.map(tally_piece, [TallyPiece(p, expected, name) for p in TALLY_PARTS])
-        results = w.map(run_shard, shards)
+            tallies = [TallyPiece(p, expected, name) for p in TALLY_PARTS]
+            # the longest part first, the others after the shards: short pieces
+            # last, so that the workers run out of work at about the same time
+            first = w.map(tally_piece, tallies[:1])
+            results = w.map(run_shard, shards)
+            parts = itertools.chain(first, w.map(tally_piece, tallies[1:]))
+        else:
+            results = w.map(run_shard, shards)
         if systems and model is None:
             others = w.map(reference_piece, systems)
         done = []
