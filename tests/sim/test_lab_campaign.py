@@ -263,6 +263,53 @@ def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
     assert floating["seed_matters"] is True and floating["timing"] is None
 
 
+def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference systems queue behind the noise round (the workers press
+    them while the campaign chains); then the longest tally part, the shards,
+    and the other tally parts last."""
+    from fairdie.campaigns import Workers
+
+    sent: list[tuple[str, int]] = []
+    real = Workers.map
+
+    def recording(self: Workers, fn: Any, items: Any) -> Any:
+        sent.append((fn.__name__, len(items)))
+        return real(self, fn, items)
+
+    monkeypatch.setattr(Workers, "map", recording)
+    r = run_campaign(Campaign(60, "floating", seed=5), jobs=2, references=True)
+    assert r.references is not None and len(r.references) == 3
+    assert sent == [
+        ("digest_piece", 8),
+        ("reference_piece", 3),
+        ("tally_piece", 1),
+        ("run_shard", 8),
+        ("tally_piece", 3),
+    ]
+
+
+def test_the_seed_check_presses_its_faces_without_measuring_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fairdie.subjects.die.lab import _campaign
+
+    c = Campaign(30, "floating", seed=2)
+    r = run_campaign(c)
+    bare = run_campaign(c, measure=False)
+    assert bare.faces == r.faces and sum(bare.tally.counts) == 0
+    tallied: list[int] = []
+    real = _campaign.tally
+    monkeypatch.setattr(
+        _campaign,
+        "tally",
+        lambda faces, *a, **k: tallied.append(len(faces)) or real(faces, *a, **k),
+    )
+    assert _campaign.seed_matters(r) is True
+    assert tallied == [0]  # the other seed's faces pressed, not tallied
+
+
 @pytest.mark.parametrize("noise", ["floating", "weak:10"])
 def test_both_product_builds_show_the_same_faces_for_the_same_noise(noise: str) -> None:
     """The README's table serves both builds: they read the same codes at each
@@ -288,13 +335,18 @@ def dask_cluster() -> Iterator[Any]:
 def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
     noise: str, dask_cluster: Any
 ) -> None:
+    from fairdie.subjects.die.lab._references import reference_tallies
+
     c = Campaign(240, noise, seed=6)
-    one = run_campaign(c, jobs=1)
-    two = run_campaign(c, jobs=2)
-    on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address)
+    one = run_campaign(c, jobs=1, references=True)
+    two = run_campaign(c, jobs=2, references=True)
+    on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address, references=True)
     assert (one.shards, two.shards, on_dask.shards) == (4, 8, 32)
     assert one.faces == two.faces == on_dask.faces
     assert one.tally == two.tally == on_dask.tally
+    # the reference systems, pressed by the workers beside the shards
+    assert one.references == two.references == on_dask.references == reference_tallies(240, 6)
+    assert run_campaign(c).references is None
     # the workers did the pressing, on processes and on Dask
     for r in (two, on_dask):
         assert r.cpu_workers > 0 and 0 <= r.serial_seconds <= r.seconds, r.as_json()

@@ -36,7 +36,8 @@ R = TypeVar("R")
 class Workers:
     """Where pieces run: in this process (``jobs`` 1), on ``jobs`` spawned
     processes, or on the Dask scheduler at ``scheduler``. A context manager;
-    :attr:`last_done` is when (``time.perf_counter``) the last piece finished."""
+    :attr:`last_done` is when (``time.perf_counter``) the last piece finished,
+    :attr:`outstanding` how many pieces sent to workers have not."""
 
     def __init__(
         self,
@@ -52,6 +53,7 @@ class Workers:
         self._pool: Executor | None = None
         self._lock = threading.Lock()
         self.last_done = 0.0
+        self.outstanding = 0
 
     def __enter__(self) -> Workers:
         if self.scheduler:
@@ -82,9 +84,16 @@ class Workers:
         """Whether pieces run in this process (one job, no scheduler)."""
         return self._client is None and self.jobs <= 1
 
-    def _done(self, _future: object) -> None:
+    def _done(self, _future: object, sent: int = 1) -> None:
         with self._lock:
             self.last_done = max(self.last_done, time.perf_counter())
+            self.outstanding -= sent
+
+    def _sent(self, futures: Sequence[Any]) -> None:
+        with self._lock:
+            self.outstanding += len(futures)
+        for f in futures:
+            f.add_done_callback(self._done)
 
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         """Start ``fn`` of each item now; the results, as they finish (in
@@ -94,8 +103,7 @@ class Workers:
             from distributed import as_completed
 
             futures = self._client.map(fn, items, pure=False)
-            for f in futures:
-                f.add_done_callback(self._done)
+            self._sent(futures)
             return (f.result() for f in as_completed(futures))  # type: ignore[no-untyped-call]
         if self.in_process:
             return (self._now(fn, x) for x in items)
@@ -111,13 +119,12 @@ class Workers:
             submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        for f in submitted:
-            f.add_done_callback(self._done)
+        self._sent(submitted)
         return (f.result() for f in submitted)
 
     def _now(self, fn: Callable[[T], R], x: T) -> R:
         r = fn(x)
-        self._done(None)
+        self._done(None, 0)
         return r
 
 

@@ -17,6 +17,7 @@ shard.
 
 from __future__ import annotations
 
+import itertools
 import shlex
 import time
 from collections.abc import Callable, Iterator
@@ -29,9 +30,15 @@ from fairdie.noise import NoiseModel, parse_noise
 from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.lab._adversary import Adversary
-from fairdie.subjects.die.lab._measures import run as run_system
 from fairdie.subjects.die.lab._predict import TALLY_PARTS, Tally, tally, tally_of
 from fairdie.subjects.die.lab._presses import PressReader, code_table, conversion_instants
+from fairdie.subjects.die.lab._references import (
+    REFERENCE_D,
+    REFERENCES,
+    ReferencePiece,
+    reference_piece,
+    reference_tallies,
+)
 from fairdie.subjects.die.lab._shards import (
     ERASED,
     FAULT,
@@ -48,7 +55,6 @@ from fairdie.subjects.die.lab._shards import (
     tally_inputs,
     tally_piece,
 )
-from fairdie.subjects.die.lab._systems import Deck, Dice, DynamicDice, System
 
 if TYPE_CHECKING:
     from fairdie.device import Setup
@@ -64,12 +70,10 @@ __all__ = [
     "campaign_noise",
     "code_table",
     "conversion_instants",
+    "reference_tallies",
     "run_campaign",
     "seed_matters",
 ]
-
-#: dynamic dice's d as the spec's search picks it for n = 6, T = 25, entropy >= 0.90
-REFERENCE_D = 0.355
 
 
 class CampaignError(FairdieError):
@@ -160,6 +164,8 @@ class CampaignResult:
     serial_seconds: float = 0.0
     cpu_parent: float = 0.0  #: CPU seconds of this process, the workers' left out
     cpu_workers: float = 0.0  #: CPU seconds of the workers' pieces and shards
+    #: the reference systems pressed as often (:mod:`._references`), when asked for
+    references: dict[str, Tally] | None = field(default=None, compare=False, repr=False)
 
     @property
     def health_failures(self) -> int:
@@ -210,9 +216,11 @@ class _Clock:
     def __post_init__(self) -> None:
         self.idle_since = self.start
 
-    def busy(self) -> None:
-        """Work goes out: the time since the workers were last idle was serial."""
-        self.serial += time.perf_counter() - self.idle_since
+    def busy(self, w: Workers) -> None:
+        """Work goes out: the time since the workers were last idle was
+        serial, unless they had work left all along."""
+        if not w.outstanding:
+            self.serial += time.perf_counter() - max(self.idle_since, w.last_done)
 
     def idle(self, w: Workers) -> None:
         """The workers' last piece finished at ``w.last_done``."""
@@ -228,8 +236,13 @@ def run_campaign(
     jobs: int = 1,
     scheduler: str | None = None,
     progress: Callable[[int], None] | None = None,
+    references: bool = False,
+    measure: bool = True,
 ) -> CampaignResult:
-    """Run a campaign; ``progress(n)`` is told of each n presses done."""
+    """Run a campaign; ``progress(n)`` is told of each n presses done.
+    ``references``: the workers also press the reference systems as often
+    (the result's ``references``); not ``measure``: its faces alone (the
+    result's tally is of no faces)."""
     clock = _Clock()
     c = c.resolved()  # the board and firmware loaded once, here: the shards carry them
     assert c.setup is not None
@@ -253,22 +266,34 @@ def run_campaign(
     ranges = [(a, b) for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True) if b > a]
     with Workers(jobs=jobs, scheduler=scheduler, error=CampaignError) as w:
         expected = None
+        others: Any = ()
+        systems = [ReferencePiece(n, c.presses, c.seed) for n in REFERENCES if references]
         if model is None:
             shards = [Shard(c, firmware, inputs, 0, c.presses, ERASED)]
         else:
             inputs = _model_inputs(c, probe, model, noise)
-            clock.busy()
-            pieces = [Piece(inputs, a, b - a) for a, b in ranges]
-            read = sorted(w.map(digest_piece, pieces), key=lambda d: d.start)
+            clock.busy(w)
+            reading = w.map(digest_piece, [Piece(inputs, a, b - a) for a, b in ranges])
+            if systems:  # behind the noise: the workers press them while this process chains
+                others = w.map(reference_piece, systems)
+            read = sorted(reading, key=lambda d: d.start)
             clock.idle(w)
             clock.workers_cpu += sum(d.cpu for d in read)
             shards, expected = _chain(c, firmware, inputs, read)
-        clock.busy()
+        clock.busy(w)
         parts: Any = ()
-        if expected is not None and not w.in_process:  # tallied by the workers as they press
+        if measure and expected is not None and not w.in_process:  # tallied as they press
             name = model.name if model is not None else None
-            parts = w.map(tally_piece, [TallyPiece(p, expected, name) for p in TALLY_PARTS])
-        results = w.map(run_shard, shards)
+            tallies = [TallyPiece(p, expected, name) for p in TALLY_PARTS]
+            # the longest part first, the others after the shards: short pieces
+            # last, so that the workers run out of work at about the same time
+            first = w.map(tally_piece, tallies[:1])
+            results = w.map(run_shard, shards)
+            parts = itertools.chain(first, w.map(tally_piece, tallies[1:]))
+        else:
+            results = w.map(run_shard, shards)
+        if systems and model is None:
+            others = w.map(reference_piece, systems)
         done = []
         for r in results:
             done.append(r)
@@ -283,18 +308,22 @@ def run_campaign(
         for part, found, cpu in parts:
             tallied[part] = found
             clock.workers_cpu += cpu
+        refs = {}
+        for name, found, cpu in others:
+            refs[name] = found
+            clock.workers_cpu += cpu
         clock.idle(w)
     if 0 in faces:
         k = faces.index(0)
         raise CampaignError(f"press {k} showed no face; replay: {c.replay()}")
-    t = tally_of(tallied) if tallied else _tally(model, bytes(faces))
+    t = tally_of(tallied) if tallied else _tally(model, bytes(faces) if measure else b"")
     now = time.perf_counter()
     clock.serial += now - max(clock.idle_since, clock.start)
     cpu = time.process_time() - clock.cpu - (clock.workers_cpu if w.in_process else 0.0)
     name = model.name if model else None
     return CampaignResult(
         c, name, t, len(shards), now - clock.start, emulated, bytes(faces), timing,
-        clock.serial, cpu, clock.workers_cpu,
+        clock.serial, cpu, clock.workers_cpu, refs if references else None,
     )  # fmt: skip
 
 
@@ -375,16 +404,6 @@ def seed_matters(result: CampaignResult) -> bool:
     def faces(seed: int) -> bytes:
         if seed == c.seed:
             return result.faces[:n]
-        return run_campaign(replace(c, presses=n, seed=seed)).faces
+        return run_campaign(replace(c, presses=n, seed=seed), measure=False).faces
 
     return depends_on_seed(faces, (c.seed, c.seed ^ 1))
-
-
-def reference_tallies(presses: int, seed: int) -> dict[str, Tally]:
-    """Dice, deck and dynamic dice (d = REFERENCE_D) pressed as often, seeded."""
-    systems: dict[str, System] = {
-        "dice": Dice(6),
-        "deck": Deck(6),
-        "dynamic_dice": DynamicDice(6, REFERENCE_D),
-    }
-    return {name: tally(run_system(s, presses, seed), s) for name, s in systems.items()}

@@ -97,13 +97,7 @@ def chain() -> Chain:
     offsets = (tables[:, None] >> (2 * np.arange(_FACES))) & 3
     weights = np.asarray(_fair.WEIGHTS, dtype=np.int64)[offsets]
     totals = weights.sum(axis=1)
-    nxt = np.array(
-        [
-            [index[_fair.advance(int(t), f + 1)] if w else i for f, w in enumerate(ws)]
-            for i, (t, ws) in enumerate(zip(tables, weights, strict=True))
-        ],
-        dtype=np.int64,
-    )
+    nxt = _next_tables(offsets, weights, index)
     cumulative = np.cumsum(weights, axis=1)
     r = np.arange(int(totals.max()))
     face_of = (cumulative[:, None, :] <= r[None, :, None]).sum(axis=2)
@@ -127,6 +121,24 @@ def chain() -> Chain:
         total_row=total_row.astype(np.int64),
         face_of=face_of,
     )
+
+
+def _next_tables(offsets: Ints, weights: Ints, index: Ints) -> Ints:
+    """[table, face] the table after the face shows, as :func:`_fair.advance`:
+    the face's offset up by one, then every offset down by their least (what
+    the rule's normalising does one step at a time); a face of weight 0
+    cannot show and leaves the table as it was."""
+    shifts = 2 * np.arange(_FACES)
+    own = np.arange(len(offsets))
+    out = np.empty_like(weights)
+    for f in range(_FACES):
+        up = offsets.copy()
+        up[:, f] += 1
+        up -= up.min(axis=1, keepdims=True)
+        shows = weights[:, f] > 0
+        packed = np.where(shows, (up << shifts).sum(axis=1), 0)
+        out[:, f] = np.where(shows, index[packed], own)
+    return out
 
 
 def _draw(totals: Ints, pools: Ints, noise: Ints) -> tuple[Ints, Ints]:

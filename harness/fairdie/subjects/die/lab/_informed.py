@@ -34,9 +34,10 @@ restart holds its table (measured over 40 states drawn from the steady
 state: it guesses every face from the 8th-45th on, median the 17th). Its cost, measured: about 3 s
 for 100 000 faces, from an erased chip or in use; in use under the lab's
 adversary, whose faces never pin the table down so that the set restarts
-at 64 tables every eight faces or so, 2.4 s of CPU for 20 000 faces (a
-restarted set is whole rows of :attr:`Chain.quiet_faces`; 7.5 s when each
-state was gathered alone).
+at 64 tables every eight faces or so, 6.6 s of CPU for 100 000 faces on a
+loaded machine (a restarted set is whole rows of :attr:`Chain.quiet_faces`,
+and only its states that match the face gather their pools after; 8.1 s
+when every state's were gathered).
 
 For the seed's rule (:class:`SeedPlayer`) the counters follow from the
 faces and the face from the code's remainder by 3, so it follows the
@@ -57,7 +58,7 @@ import numpy.typing as npt
 
 from fairdie.subjects.die import _fair, _rule
 from fairdie.subjects.die._models import ERASED, DieModel
-from fairdie.subjects.die.lab._chain import POOLS, Floats, Ints, chain, stationary
+from fairdie.subjects.die.lab._chain import POOLS, TABLE_COUNT, Floats, Ints, chain, stationary
 
 __all__ = [
     "LOCK",
@@ -137,8 +138,7 @@ class FairPlayer:
         self._age = 0
         # a set just restarted at several tables: those tables, each with every pool
         self._fresh: Ints | None = None
-        self._faces: npt.NDArray[np.integer[Any]] | None = None  # the set's faces and pools after
-        self._after: Ints | None = None
+        self._faces: npt.NDArray[np.integer[Any]] | None = None  # the set's faces
         if table is None:
             self._meet()
         else:
@@ -171,24 +171,22 @@ class FairPlayer:
             self._fresh = self._table = self._support[order]
         self._age = 0
 
-    def _roll(self) -> tuple[npt.NDArray[np.integer[Any]], Ints]:
-        if self._faces is None or self._after is None:
+    def _roll(self) -> npt.NDArray[np.integer[Any]]:
+        """The faces the set's states show (their pools after: :meth:`see`,
+        for the states that match alone)."""
+        if self._faces is None:
             c, t, pools = self._c, self._table, self._pools
             if self._fresh is not None:  # whole rows
                 self._faces = c.quiet_faces[self._fresh, 1:].ravel()
-                self._after = c.quiet_pool[c.total_row[self._fresh], 1:].ravel()
             elif isinstance(t, int):  # one table: plain gathers
-                row = c.total_row[t]
-                self._faces = c.face_of[t][c.quiet_r[row][pools]]
-                self._after = c.quiet_pool[row][pools]
+                self._faces = c.face_of[t][c.quiet_r[c.total_row[t]][pools]]
             else:  # Chain.roll_quiet, by its table of faces
                 self._faces = c.quiet_faces[t, pools]
-                self._after = c.quiet_pool[c.total_row[t], pools]
-        return self._faces, self._after
+        return self._faces
 
     def predict(self) -> int:
         if self._age >= LOCK and self.consistent:
-            faces, _ = self._roll()
+            faces = self._roll()
             return int(np.bincount(faces, minlength=6).argmax())
         if self._point is not None:
             return self._best[self._point]
@@ -196,24 +194,28 @@ class FairPlayer:
 
     def see(self, face: int) -> None:
         self._see_table(face)
-        faces, pools = self._roll()
-        self._faces = self._after = None
+        faces = self._roll()
+        self._faces = None
         match = faces == face
         if not match.any():
             self._restart()
             return
         # two pools may come to one state: it stays twice, as the two starts
-        # it stands for (the vote weighs each start alike)
-        t = self._table
+        # it stands for (the vote weighs each start alike); the pools after
+        # are gathered for the states that match only
+        c, t = self._c, self._table
         if self._fresh is not None:
             kept = np.flatnonzero(match)
-            self._pools, self._table = pools[kept], self._c.next[self._fresh[kept // POOLS], face]
-            self._fresh = None
+            tables = self._fresh[kept // POOLS]
+            self._pools = c.quiet_pool[c.total_row[tables], kept % POOLS + 1]
+            self._table, self._fresh = c.next[tables, face], None
+        elif isinstance(t, int):
+            self._pools = c.quiet_pool[c.total_row[t]][self._pools[match]]
+            self._table = self._next[t][face]
         else:
-            self._pools = pools[match]
-            self._table = (
-                self._next[t][face] if isinstance(t, int) else self._c.next[t[match], face]
-            )
+            tables = t[match]
+            self._pools = c.quiet_pool[c.total_row[tables], self._pools[match]]
+            self._table = c.next[tables, face]
         self._age += 1
 
     def _see_table(self, face: int) -> None:
@@ -230,8 +232,9 @@ class FairPlayer:
             self._meet()
             return
         after = self._c.next[self._support[seen], face]
-        support, where = np.unique(after, return_inverse=True)
-        mass = np.bincount(where, likely[seen])
+        # each table's mass summed in the order np.unique's inverse would sum it
+        support = np.flatnonzero(np.bincount(after, minlength=TABLE_COUNT))
+        mass = np.bincount(after, likely[seen], TABLE_COUNT)[support]
         if len(support) == 1:
             self._point = int(support[0])
         self._support, self._mass = support, mass / mass.sum()

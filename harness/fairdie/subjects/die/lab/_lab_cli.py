@@ -307,7 +307,6 @@ def campaign_main(argv: list[str]) -> int:
     from fairdie.errors import FairdieError
     from fairdie.subjects.die.lab._campaign import (
         Campaign,
-        reference_tallies,
         run_campaign,
         seed_matters,
     )
@@ -341,7 +340,9 @@ def campaign_main(argv: list[str]) -> int:
         board = c.made_setup().board
         if c.noise is None and board is not None and board.analog:  # its default noise
             c = replace(c, noise="floating")
-        result = run_campaign(c, jobs=args.jobs, scheduler=args.scheduler, progress=update)
+        result = run_campaign(
+            c, jobs=args.jobs, scheduler=args.scheduler, progress=update, references=True
+        )
         matters = seed_matters(result)
     except FairdieError as e:
         print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
@@ -350,7 +351,7 @@ def campaign_main(argv: list[str]) -> int:
         close()
     out = result.as_json()
     out["seed_matters"] = matters
-    refs = reference_tallies(args.presses, args.seed)
+    refs = result.references or {}
     out["reference"] = {name: t.as_json() for name, t in refs.items()}
     if args.plot:
         try:
