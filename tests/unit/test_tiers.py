@@ -16,6 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from depth import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -90,3 +93,22 @@ def test_unit_tier_passes_without_the_binding() -> None:
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout.splitlines()[-1]
+
+
+def test_an_explicit_depth_scales_with_the_loaded_profile() -> None:
+    """``examples(n)`` is ``n`` at Hypothesis' default depth and follows the
+    profile: the re-run above is shallow, fairdie-thorough deep."""
+    settings.register_profile("fairdie-test-shallow", max_examples=5)
+    loaded = settings.get_current_profile_name()
+    try:
+        for profile, want in (
+            ("fairdie-ci", 300),
+            ("fairdie-dev", 300),
+            ("fairdie-thorough", 3000),
+            ("fairdie-test-shallow", 15),
+        ):
+            settings.load_profile(profile)
+            assert examples(300) == want, profile
+        assert examples(10) == 1  # never none
+    finally:
+        settings.load_profile(loaded)
