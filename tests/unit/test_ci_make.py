@@ -1,5 +1,6 @@
-"""The README's CI commands: ``make test`` hands ``JOBS`` to pytest-xdist's
-``-n`` and ``PYTEST_ARGS`` to pytest (``make -n`` prints what it would run)."""
+"""The README's CI commands: ``make test`` runs the tests not marked ``slow``,
+``make campaigns`` the slow ones; both hand ``JOBS`` to pytest-xdist's ``-n`` and
+``PYTEST_ARGS`` to pytest (``make -n`` prints what it would run)."""
 
 from __future__ import annotations
 
@@ -17,17 +18,22 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.parametrize(
     ("variables", "command"),
     [
-        ([], "-n 2"),
-        (["JOBS=auto"], "-n auto"),
-        (["JOBS=auto", "PYTEST_ARGS=--junitxml=out/junit.xml"], "-n auto --junitxml=out/junit.xml"),
+        (["test"], '-m "not slow" -n 2'),
+        (["test", "JOBS=auto"], '-m "not slow" -n auto'),
+        (
+            ["test", "JOBS=auto", "PYTEST_ARGS=--junitxml=out/junit.xml"],
+            '-m "not slow" -n auto --junitxml=out/junit.xml',
+        ),
+        (["campaigns"], "-m slow -n 2"),
+        (["campaigns", "JOBS=4"], "-m slow -n 4"),
     ],
 )
-def test_make_test_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
+def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
     # not the variables of a make that runs these tests (make test JOBS=auto ...)
     outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "JOBS", "PYTEST_ARGS", "VENV"}
     env = {k: v for k, v in os.environ.items() if k not in outer}
     out = subprocess.run(
-        ["make", "-n", "test", *variables],
+        ["make", "-n", *variables],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -70,7 +70,6 @@ def test_not_sim_collects_without_the_binding() -> None:
     assert "error" not in r.stdout.splitlines()[-1]
 
 
-@pytest.mark.slow
 def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
     """Selected sim tests are not hidden: without the binding, collecting them errors."""
     r = _pytest_without_binding("tests/sim/test_engine.py", "--collect-only", "-q")
@@ -78,7 +77,7 @@ def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
     assert "fairdie.sim._simavr blocked" in r.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # make test keeps the collection above: every unit module imports without it
 def test_unit_tier_passes_without_the_binding() -> None:
     here = "tests/unit/test_tiers.py"
     r = _pytest_without_binding(
