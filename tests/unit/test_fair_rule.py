@@ -10,8 +10,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depth import examples
 from fairdie.noise.strategies import noise_sequences
+from fairdie.plugin import examples
 from fairdie.subjects.die import _fair
 from fairdie.subjects.die.lab import WeightedWindow
 from fairdie.subjects.die.lab._public import FairTable

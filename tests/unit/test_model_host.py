@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depth import examples
+from fairdie.plugin import examples
 from fairdie.subjects.die import _ring
 from fairdie.subjects.die._model_host import HostModel, host_model
 from fairdie.subjects.die._models import MODELS, DieModel, FairModel

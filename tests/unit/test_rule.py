@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from depth import examples
 from fairdie.noise.strategies import adc_codes, counters
+from fairdie.plugin import examples
 from fairdie.subjects.die._rule import CLEARED, Counts, candidates, choose, press, rebase
 from fairdie.subjects.die._rule_host import HostRule
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from depth import examples
+from fairdie.plugin import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
