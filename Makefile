@@ -67,10 +67,10 @@ demo: $(STAMP) ## set up if needed, then build, press and verify the die (report
 	$(VENV)/bin/fairdie build --target die_t13a --out out/build
 	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
-test: $(STAMP) ## set up if needed, then lint, then pytest -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
+test: $(STAMP) ## set up if needed, then lint, then pytest -m "not slow" -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
 	@$(MAKE) lint
 	@mkdir -p out/coverage
-	$(VPY) -m pytest -n $(JOBS) $(COVERAGE) $(PYTEST_ARGS)
+	$(VPY) -m pytest -m "not slow" -n $(JOBS) $(COVERAGE) $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-format --dry-run
 	$(VENV)/bin/ruff check harness tests
@@ -92,8 +92,9 @@ bench: $(STAMP) ## simulator speed benchmark: one run, a table here and its JSON
 	@mkdir -p out
 	$(VENV)/bin/fairdie bench --json-out out/bench.json
 
-campaigns: $(STAMP) ## the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
+campaigns: $(STAMP) ## the slow tests (pytest -m slow), then the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
 	@mkdir -p out
+	$(VPY) -m pytest -m slow -n $(JOBS) $(PYTEST_ARGS)
 	rc=0; $(VENV)/bin/fairdie faults --campaign all --jobs $(JOBS) --json > out/campaigns.json || rc=$$?; \
 		$(VPY) -c 'import json; d = json.load(open("out/campaigns.json")); \
 		print({k: d[k] for k in ("cuts", "cycles_covered", "images", "presses", "violations", "seconds")}); \

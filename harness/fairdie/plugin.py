@@ -68,6 +68,7 @@ __all__ = [
     "PROFILES",
     "add_subject",
     "board_option",
+    "examples",
     "note_collection",
     "option_value",
     "session_board",
@@ -141,6 +142,19 @@ PROFILES = {
 # registered, which is Hypothesis' own derandomized one when CI is set.
 for _name, _kw in PROFILES.items():
     settings.register_profile(_name, **_kw)  # type: ignore[arg-type]
+
+#: Hypothesis' own default depth, against which a profile's depth is a scale
+DEFAULT_EXAMPLES = 100
+
+
+def examples(n: int) -> int:
+    """A test's explicit depth: ``n`` under a profile of Hypothesis' default depth
+    (fairdie-ci, fairdie-dev), scaled by the loaded profile's ``max_examples``
+    (ten times under fairdie-thorough), at least 1.
+
+    ``settings(max_examples=60)`` would override every profile; call this where
+    the test module is imported, after pytest loaded the profile."""
+    return max(1, n * settings().max_examples // DEFAULT_EXAMPLES)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

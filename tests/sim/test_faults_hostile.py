@@ -198,7 +198,8 @@ def test_g6_the_search_finds_a_firmware_its_model_does_not_describe() -> None:
     work = Work(Unit("G6", _other_build("direct", "die-charlieplex"), ("search", 0, 20, 0)))
     run_g6(work)
     assert work.out.violation_count >= 1
-    assert work.out.figures["search_examples"] >= 1
+    # found at once and shrunk, the search stops: no examples beyond the shrinker's
+    assert 1 <= work.out.figures["search_examples"] < 20
     for v in work.out.violations:
         assert replay(v.replay), v
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import pickle
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from simsupport import run
 
 import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
 from fairdie.subjects.die.lab._campaign import FAULT, Campaign, CampaignError, run_campaign
@@ -54,13 +54,15 @@ def test_the_seed_rule_is_neither_fair_nor_unpredictable_stuck() -> None:
 
 
 def test_the_result_depends_on_the_seed_not_on_the_sharding() -> None:
-    c = Campaign(600, "floating", seed=3)
+    """The adversarial noise keeps state from press to press (the Dask test below
+    shards the floating one in make test, the adversarial one in the slow tier)."""
+    c = Campaign(600, "adversarial", seed=3)
     one = run_campaign(c, jobs=1).as_json()
     two = run_campaign(c, jobs=2).as_json()
     assert one["shards"] == 4 and two["shards"] == 8
     for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate"):
         assert one[key] == two[key], key
-    other = run_campaign(Campaign(600, "floating", seed=4)).as_json()
+    other = run_campaign(Campaign(600, "adversarial", seed=4)).as_json()
     assert other["counts"] != one["counts"] or other["guess_rate"] != one["guess_rate"]
 
 
@@ -106,19 +108,22 @@ def test_bad_noise_is_refused_before_any_work() -> None:
         run_campaign(Campaign(10, "wobbly"))
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fairdie.cli", "lab", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+Lab = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
-    r = _cli(
-        "campaign", "--presses", "200", "--noise", "uniform", "--json", "--plot", str(tmp_path)
-    )
+@pytest.fixture
+def lab(capsys: pytest.CaptureFixture[str]) -> Lab:
+    """``fairdie lab ARGS`` run in this process (the command's start-up is test_cli.py's)."""
+
+    def _lab(*args: str) -> subprocess.CompletedProcess[str]:
+        rc, out, err = run(capsys, "lab", *args)
+        return subprocess.CompletedProcess(["fairdie", "lab", *args], rc, out, err)
+
+    return _lab
+
+
+def test_cli_campaign_json_and_plots(tmp_path: object, lab: Lab) -> None:
+    r = lab("campaign", "--presses", "200", "--noise", "uniform", "--json", "--plot", str(tmp_path))
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     for key in (
@@ -144,8 +149,8 @@ def test_cli_campaign_json_and_plots(tmp_path: object) -> None:
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
 
 
-def test_cli_campaign_reports_every_player_and_both_tails() -> None:
-    r = _cli("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2", "--json")
+def test_cli_campaign_reports_every_player_and_both_tails(lab: Lab) -> None:
+    r = lab("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2", "--json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["model"] == "fair" and out["health_failures"] == 0 and out["notes"] == []
@@ -156,7 +161,7 @@ def test_cli_campaign_reports_every_player_and_both_tails() -> None:
     assert out["chi2_p"] == out["chi2_p_uneven"] > 0.9 and out["chi2_p_even"] < 0.05, out
     for name, ref in out["reference"].items():
         assert ref["guess_rate_informed"] is None and 0 <= ref["guess_rate_blind"] <= 1, name
-    human = _cli("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2")
+    human = lab("campaign", "--presses", "300", "--noise", "uniform", "--seed", "2")
     assert human.returncode == 0, human.stderr
     assert f"too even?   p = {out['chi2_p_even']:.3g}" in human.stdout
     assert "by design" in human.stdout and "informed" in human.stdout
@@ -185,17 +190,17 @@ def test_a_campaign_under_a_failing_pin_scores_only_the_faces_shown(noise: str) 
         ["nothing"],
     ],
 )
-def test_cli_bad_input_is_one_line_and_exit_2(args: list[str]) -> None:
-    r = _cli(*args)
+def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], lab: Lab) -> None:
+    r = lab(*args)
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "error" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal) -> None:
+def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, lab: Lab) -> None:
     rc, seen = on_a_terminal("lab", "campaign", "--presses", "60")
     assert rc == 0
     assert b"0/60" in seen and b"press/s" in seen, seen  # tqdm's bar, on the terminal
-    quiet = _cli("campaign", "--presses", "60")
+    quiet = lab("campaign", "--presses", "60")
     assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal: no bar
 
 
@@ -226,7 +231,7 @@ def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_a_button_die_campaign_follows_its_timing_and_its_seed(
-    build_test_firmware: Callable[..., Any],
+    build_test_firmware: Callable[..., Any], lab: Lab
 ) -> None:
     """The engine's button die reads no analog input: its chance is in when a
     person presses (human timing, its default), so its faces follow the seed."""
@@ -245,7 +250,7 @@ def test_a_button_die_campaign_follows_its_timing_and_its_seed(
     assert faces(0) == faces(0, "human") != faces(1)
     with pytest.raises(CampaignError, match="no analog input to feed noise 'uniform'"):
         run_campaign(Campaign(5, "uniform", firmware=hex_path, board=board))
-    r = _cli(
+    r = lab(
         "campaign", "--presses", "20", "--firmware", hex_path, "--board", board,
         "--timing", "human:interval=0.8,hold=120ms", "--seed", "4", "--json",
     )  # fmt: skip
@@ -255,11 +260,11 @@ def test_a_button_die_campaign_follows_its_timing_and_its_seed(
     assert out["timing"].startswith("human:interval=0.8") and "--timing" in out["replay"]
 
 
-def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed() -> None:
-    r = _cli("campaign", "--presses", "60", "--noise", "stuck:1500", "--variant", "seed")
+def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed(lab: Lab) -> None:
+    r = lab("campaign", "--presses", "60", "--noise", "stuck:1500", "--variant", "seed")
     assert r.returncode == 0, r.stderr
     assert "note: these faces do not depend on --seed (seed 1 rolls the same)" in r.stdout
-    floating = json.loads(_cli("campaign", "--presses", "60", "--json").stdout)
+    floating = json.loads(lab("campaign", "--presses", "60", "--json").stdout)
     assert floating["seed_matters"] is True and floating["timing"] is None
 
 
@@ -331,7 +336,7 @@ def dask_cluster() -> Iterator[Any]:
         yield cluster
 
 
-@pytest.mark.parametrize("noise", ["floating", "adversarial"])
+@pytest.mark.parametrize("noise", ["floating", pytest.param("adversarial", marks=pytest.mark.slow)])
 def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
     noise: str, dask_cluster: Any
 ) -> None:

@@ -1,5 +1,6 @@
-"""The README's CI commands: ``make test`` hands ``JOBS`` to pytest-xdist's
-``-n`` and ``PYTEST_ARGS`` to pytest (``make -n`` prints what it would run)."""
+"""The README's CI commands: ``make test`` runs the tests not marked ``slow``,
+``make campaigns`` the slow ones; both hand ``JOBS`` to pytest-xdist's ``-n`` and
+``PYTEST_ARGS`` to pytest (``make -n`` prints what it would run)."""
 
 from __future__ import annotations
 
@@ -11,23 +12,39 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: make test's firmware coverage outputs (the README's "Firmware coverage")
+COVERAGE = "--fairdie-cov=lcov:out/coverage/firmware.info --fairdie-cov=html:out/coverage/html"
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 @pytest.mark.parametrize(
     ("variables", "command"),
     [
-        ([], "-n 2"),
-        (["JOBS=auto"], "-n auto"),
-        (["JOBS=auto", "PYTEST_ARGS=--junitxml=out/junit.xml"], "-n auto --junitxml=out/junit.xml"),
+        (["test"], f'-m "not slow" -n 2 {COVERAGE}'),
+        (["test", "JOBS=auto", "COVERAGE="], '-m "not slow" -n auto'),
+        (
+            ["test", "JOBS=auto", "PYTEST_ARGS=--junitxml=out/junit.xml"],
+            f'-m "not slow" -n auto {COVERAGE} --junitxml=out/junit.xml',
+        ),
+        (["campaigns"], "-m slow -n 2"),
+        (["campaigns", "JOBS=4"], "-m slow -n 4"),
     ],
 )
-def test_make_test_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
+def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
     # not the variables of a make that runs these tests (make test JOBS=auto ...)
-    outer = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "JOBS", "PYTEST_ARGS", "VENV"}
+    outer = {
+        "MAKEFLAGS",
+        "MFLAGS",
+        "MAKELEVEL",
+        "MAKEOVERRIDES",
+        "JOBS",
+        "PYTEST_ARGS",
+        "VENV",
+        "COVERAGE",
+    }
     env = {k: v for k, v in os.environ.items() if k not in outer}
     out = subprocess.run(
-        ["make", "-n", "test", *variables],
+        ["make", "-n", *variables],
         cwd=ROOT,
         env=env,
         capture_output=True,

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdie.noise.strategies import noise_sequences
+from fairdie.plugin import examples
 from fairdie.subjects.die import _fair
 from fairdie.subjects.die.lab import WeightedWindow
 from fairdie.subjects.die.lab._public import FairTable
@@ -32,7 +33,7 @@ def _next(table: tuple[int, ...], face: int | None) -> tuple[int, ...]:
     return tuple(x - m for x in t)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     table=offsets,
     pool=pools,
@@ -122,7 +123,7 @@ def test_healthy_codes_give_their_fresh_bits_after_the_window() -> None:
     assert (s.reads, s.noise, s.failure) == (_fair.WINDOW, 0xFFFF, None)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(codes=noise_sequences(min_size=_fair.MOST_READS, max_size=_fair.MOST_READS))
 def test_a_sample_is_healthy_exactly_when_no_test_fails(codes: list[int]) -> None:
     """Whatever the codes: a healthy sample read at least the window, an even

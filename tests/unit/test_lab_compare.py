@@ -82,7 +82,10 @@ def test_the_fair_rule_table_visits_56_states_like_the_players_view() -> None:
     assert [p for p, _ in ww.states] == pytest.approx([p for p, _ in ft.states], abs=1e-13)
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+_EXACT = pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+
+
+@_EXACT
 def test_steady_state_against_a_long_run() -> None:
     """Time shares of a seeded run of 200 000 draws, within 5 standard errors of a
     binomial (the chain mixes in a few draws, so the run is far from correlated
@@ -150,7 +153,7 @@ def test_in_use_agrees_with_the_whole_count_vector(system: System, samples: int)
     assert fast.guess_rate == pytest.approx(guess_rate(system), abs=1e-12)
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+@_EXACT
 def test_in_use_against_matches_after_a_burn_in() -> None:
     """A die rolled 60 times from erased is in use (the chain mixes in a few draws):
     matches of 10 draws after it, simulated, agree within 4 standard errors."""
@@ -211,11 +214,12 @@ def test_the_fair_rule_from_a_die_in_use() -> None:
 # ---- a rule against dynamic dice at its own entropy ---------------------------------
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+# matches of 10 draws: the same bisection, cheap enough for make test
 @pytest.mark.parametrize("d", [0.2, 0.35, 0.6])
-def test_dynamic_dice_at_finds_d(d: float) -> None:
-    h = exact(DynamicDice(6, d), 25).entropy
-    found, at = dynamic_dice_at(h, 6, 25)
+@pytest.mark.parametrize("samples", [10, pytest.param(25, marks=_EXACT)])
+def test_dynamic_dice_at_finds_d(d: float, samples: int) -> None:
+    h = exact(DynamicDice(6, d), samples).entropy
+    found, at = dynamic_dice_at(h, 6, samples)
     assert found == pytest.approx(d, abs=1e-8)
     assert at == pytest.approx(h, abs=1e-10)
 
@@ -225,7 +229,7 @@ def test_dynamic_dice_at_refuses_an_entropy_out_of_reach() -> None:
         dynamic_dice_at(0.1, 6, 25)
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+@_EXACT
 def test_dynamic_dice_at_0_90_is_d_0_348() -> None:
     """Entropy exactly 0.90 from erased is d = 0.3481 (the grid's 0.345 falls short,
     so the spec's search takes 0.355)."""
@@ -238,7 +242,7 @@ def _margin(weights: tuple[int, ...]) -> float:
     return compare(weights, 6, 25, starts=("erased",))["erased"].margin
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+@_EXACT
 def test_the_rule_beats_dynamic_dice_at_its_own_entropy() -> None:
     """n = 6, T = 25, from erased: the firmware's rule is fairer than the dynamic
     dice exactly as unpredictable. The margin is small: 0.00109 of 0.454."""
@@ -249,7 +253,7 @@ def test_the_rule_beats_dynamic_dice_at_its_own_entropy() -> None:
     assert c.d == pytest.approx(0.351492, abs=5e-6)
 
 
-@pytest.mark.slow  # exact measures by bisection: the tier re-run leaves them out
+@_EXACT
 @pytest.mark.parametrize("weights", [(1, 1, 1, 0), (2, 1, 1, 0)])
 def test_the_same_check_fails_for_rules_that_do_not_beat_dynamic_dice(
     weights: tuple[int, ...],

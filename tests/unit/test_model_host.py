@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fairdie.plugin import examples
 from fairdie.subjects.die import _ring
 from fairdie.subjects.die._model_host import HostModel, host_model
 from fairdie.subjects.die._models import MODELS, DieModel, FairModel
@@ -48,7 +49,7 @@ _CODES = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(image=_images(), codes=_CODES)
 def test_a_press_is_the_models(
     models: tuple[DieModel, HostModel], image: bytes, codes: list[int]
@@ -84,7 +85,7 @@ def test_a_chain_of_digests_is_the_presses_in_turn(models: tuple[DieModel, HostM
     assert set(faces) == set(range(0 if model.name == "fair" else 1, 7))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(image=_images(), seed=st.integers(0, 2**32), press=st.integers(0, 10**6))
 def test_the_adversary_chooses_as_its_reference(
     models: tuple[DieModel, HostModel], image: bytes, seed: int, press: int

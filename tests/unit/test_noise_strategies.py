@@ -68,6 +68,10 @@ def test_counters_invalid_argument_raises_when_drawn() -> None:
     _assert_raises_when_drawn(strategy)
 
 
+#: A case is reachable if generation finds it (shrinking it would only cost time).
+_REACH = settings(max_examples=2000, phases=[Phase.generate], database=None)
+
+
 @pytest.mark.parametrize(
     "condition",
     [
@@ -81,11 +85,7 @@ def test_counters_invalid_argument_raises_when_drawn() -> None:
 )
 def test_counters_reach_the_edge_cases(condition: object) -> None:
     assert callable(condition)
-    find(counters(), condition)  # raises NoSuchExample if unreachable
-
-
-#: A case is reachable if generation finds it (shrinking it would only cost time).
-_REACH = settings(max_examples=2000, phases=[Phase.generate], database=None)
+    find(counters(), condition, settings=_REACH)  # raises NoSuchExample if unreachable
 
 
 # ---- noise sequences -----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairdie.noise.strategies import adc_codes, counters
+from fairdie.plugin import examples
 from fairdie.subjects.die._rule import CLEARED, Counts, candidates, choose, press, rebase
 from fairdie.subjects.die._rule_host import HostRule
 
@@ -152,7 +153,7 @@ def test_rule_c_matches_the_model(c_rule: HostRule, counts: Counts, code: int) -
     assert c_rule.press(counts, code) == press(counts, code)
 
 
-@settings(max_examples=25)
+@settings(max_examples=examples(25))
 @given(counters())
 def test_rule_c_matches_the_model_for_every_code(c_rule: HostRule, counts: Counts) -> None:
     bad = _mismatches(c_rule, ((counts, code) for code in range(1024)))

@@ -16,6 +16,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+from fairdie.plugin import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +70,6 @@ def test_not_sim_collects_without_the_binding() -> None:
     assert "error" not in r.stdout.splitlines()[-1]
 
 
-@pytest.mark.slow
 def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
     """Selected sim tests are not hidden: without the binding, collecting them errors."""
     r = _pytest_without_binding("tests/sim/test_engine.py", "--collect-only", "-q")
@@ -75,7 +77,7 @@ def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
     assert "fairdie.sim._simavr blocked" in r.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # make test keeps the collection above: every unit module imports without it
 def test_unit_tier_passes_without_the_binding() -> None:
     here = "tests/unit/test_tiers.py"
     r = _pytest_without_binding(
@@ -90,3 +92,22 @@ def test_unit_tier_passes_without_the_binding() -> None:
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout.splitlines()[-1]
+
+
+def test_an_explicit_depth_scales_with_the_loaded_profile() -> None:
+    """``examples(n)`` is ``n`` at Hypothesis' default depth and follows the
+    profile: the re-run above is shallow, fairdie-thorough deep."""
+    settings.register_profile("fairdie-test-shallow", max_examples=5)
+    loaded = settings.get_current_profile_name()
+    try:
+        for profile, want in (
+            ("fairdie-ci", 300),
+            ("fairdie-dev", 300),
+            ("fairdie-thorough", 3000),
+            ("fairdie-test-shallow", 15),
+        ):
+            settings.load_profile(profile)
+            assert examples(300) == want, profile
+        assert examples(10) == 1  # never none
+    finally:
+        settings.load_profile(loaded)

@@ -227,7 +227,7 @@ def _search(
     """Hypothesis looks for a code sequence that, pressed from one of
     ``starts`` _SEARCH_PRESSES times as one stream, breaks a check."""
     # imported here: Hypothesis takes half a second to load, and only G6 needs it
-    from hypothesis import HealthCheck, Verbosity, find, settings
+    from hypothesis import HealthCheck, Phase, Verbosity, find, settings
     from hypothesis import strategies as st
     from hypothesis.errors import NoSuchExample
 
@@ -257,6 +257,9 @@ def _search(
                 database=None,
                 deadline=None,
                 derandomize=False,
+                # shrunk, the example is what is recorded; Hypothesis' explain
+                # phase would only vary it for a report nobody reads
+                phases=[p for p in Phase if p is not Phase.explain],
                 verbosity=Verbosity.quiet,
                 suppress_health_check=list(HealthCheck),
             ),

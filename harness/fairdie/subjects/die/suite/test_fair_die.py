@@ -35,6 +35,7 @@ from hypothesis.stateful import (
 
 from fairdie.noise import Codes
 from fairdie.noise.strategies import noise_sequences
+from fairdie.plugin import examples
 from fairdie.subjects.die import FACE_POSITIONS
 from fairdie.subjects.die._models import HEALTHY_CODES, conversion_mismatch
 from fairdie.subjects.die.suite._support import (
@@ -244,7 +245,7 @@ def _shows(face: int | None) -> str:
     return "fault" if face is None else str(face)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_any_table_and_any_noise_match_the_model(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -262,7 +263,7 @@ def test_any_table_and_any_noise_match_the_model(
 
 
 @needs_model("fair")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_fair_table_spread_stays_within_three(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -295,7 +296,7 @@ def test_fair_table_spread_stays_within_three(
 
 
 @needs_model("seed")
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_any_eeprom_and_any_noise_never_wraps(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -326,7 +327,7 @@ def test_any_eeprom_and_any_noise_never_wraps(
                 ) - (rebased[a] < rebased[b])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_arbitrary_eeprom_bytes_are_a_valid_start(
     shared_die: Callable[[str], Die], board: str, data: st.DataObject
@@ -470,7 +471,7 @@ class DieMachine(RuleBasedStateMachine):
 def test_die_machine(die_factory: Callable[..., Die], board: str) -> None:
     machine = type("Machine", (DieMachine,), {"factory": staticmethod(die_factory), "board": board})
     run_state_machine_as_test(
-        machine, settings=settings(max_examples=30, stateful_step_count=16, deadline=None)
+        machine, settings=settings(max_examples=examples(30), stateful_step_count=16, deadline=None)
     )
 
 

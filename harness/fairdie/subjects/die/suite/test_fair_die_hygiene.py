@@ -33,6 +33,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from fairdie.noise import Codes
+from fairdie.plugin import examples
 from fairdie.sim import EventKind, PinChange, Until
 from fairdie.subjects.die.suite._support import (
     BOARDS,
@@ -301,7 +302,7 @@ def shared_die(die_factory: Callable[..., Die]) -> Callable[[str], Die]:
 
 
 def _settings(n: int) -> settings:
-    return settings(max_examples=n, deadline=None)
+    return settings(max_examples=examples(n), deadline=None)
 
 
 def _roll(die: Die, data: st.DataObject) -> Roll:

@@ -36,6 +36,7 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from fairdie.noise import Codes
+from fairdie.plugin import examples
 from fairdie.subjects.die import _fair, _ring
 from fairdie.subjects.die._models import HEALTHY_CODES
 from fairdie.subjects.die.suite._support import ERASED, model_of, needs_model
@@ -285,7 +286,7 @@ def failing_noise() -> st.SearchStrategy[tuple[int, ...]]:
     return st.one_of(stuck, proportion, no_fresh)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(image=st.one_of(ring_images(), st.binary(min_size=64, max_size=64)), data=st.data())
 def test_any_image_gives_the_models_face_and_image(
     shared_die: Callable[[str], Die], board: str, image: bytes, data: st.DataObject
@@ -296,7 +297,7 @@ def test_any_image_gives_the_models_face_and_image(
     assert p.face is not None
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(image=ring_images(), data=st.data())
 def test_any_image_under_failing_noise_shows_the_fault_and_writes_nothing(
     shared_die: Callable[[str], Die], board: str, image: bytes, data: st.DataObject

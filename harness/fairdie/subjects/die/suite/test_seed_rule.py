@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fairdie.noise import Codes
+from fairdie.plugin import examples
 from fairdie.subjects.die.suite._support import model_of
 
 if TYPE_CHECKING:
@@ -125,7 +126,9 @@ EDGES = (0, 1, 2, 253, 254, 255)
 
 # each example loads its own counters and noise into the one die
 @settings(
-    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(120),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(
     table=st.tuples(*[st.sampled_from(EDGES)] * 6),
