@@ -361,7 +361,6 @@ def pytest_runtest_makereport(
     report.user_properties.extend(evidence.properties)
 
 
-@pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     _junit_properties(session)
     _hypothesis_home(session)

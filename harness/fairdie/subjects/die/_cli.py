@@ -291,9 +291,6 @@ def _press(a: argparse.Namespace) -> int:
             ' and nothing stored (README: "When the die shows its fault pattern")',
             file=sys.stderr,
         )
-    if mismatch is not None:  # what a failing test's replay must say: exit 1
-        print(f"fairdie: {mismatch}; replay: {a.replay}", file=sys.stderr)
-        return 1
     named = set(die.faces.symbol_names)
     if all(p.face is None and p.display not in named for p in presses):
         # a die that never shows a face or a symbol its board names fails
@@ -303,6 +300,10 @@ def _press(a: argparse.Namespace) -> int:
             f" replay: {a.replay}",
             file=sys.stderr,
         )
+        return 1
+    # the plainest failure first: no face at all, then a face the model would not show
+    if mismatch is not None:  # what a failing test's replay must say: exit 1
+        print(f"fairdie: {mismatch}; replay: {a.replay}", file=sys.stderr)
         return 1
     return 0
 
