@@ -309,6 +309,14 @@ class Hum(Seeded):
         since = np.array([self._clock()], dtype=np.float64)
         return self._values(self._stream(channel), self.start_s, 1, since)
 
+    def press_values_at(self, press: int, since: Values, channel: int = 0) -> Values:
+        """The values of press ``press`` on ``channel`` at ``since``, the
+        seconds since its power-on of each conversion in turn: what a clock
+        reading those times gives, in one call; the model does not move."""
+        check_press(press)
+        at = np.ascontiguousarray(since, dtype=np.float64)
+        return self._values(self._new_stream(press, channel), self._start_time(press), len(at), at)
+
     def __repr__(self) -> str:
         return f"Hum({self.hz:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 

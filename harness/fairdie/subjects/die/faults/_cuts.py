@@ -133,7 +133,7 @@ def _cut_writes(
         for v, land in cuts:
             image = work.cut(wr, v, land)
             if judge:
-                here = step(wr.cycle - w.start, v, land)
+                here = (wr.cycle - w.start, v, land)
                 work.judge(expect, image, lit=lit, replay=(w.before, codes, [here]))
             images.append(image)
     return images
@@ -165,7 +165,7 @@ def run_g1(work: Work) -> None:
         for hold in (PRESS_S, CLEAR_S) if n == 0 else (PRESS_S,):
             w = work.rig.press(image, codes, hold)
             work.out.presses += 1
-            expect = Expect(work.model, image, codes)
+            expect = work.expect(image, codes)
             _check_press(work, w, expect, codes, hold)
             for cut in _cut_writes(work, w, expect, codes, every=every):
                 work.boot(cut)
@@ -191,7 +191,7 @@ def run_g2(work: Work) -> None:
     _, image, hold, seed = work.unit.args
     _, codes = _outcomes(work, image, seed, every=False)[0]
     rig = work.rig
-    expect = Expect(work.model, image, codes)
+    expect = work.expect(image, codes)
     timeline = rig.every_cycle(image, codes, hold)
     work.out.presses += 1
     reached: dict[bytes, int] = {}
@@ -199,7 +199,7 @@ def run_g2(work: Work) -> None:
         work.out.cuts += 1  # simulated; the cycles it stands for are covered
         work.out.cycles_covered += cut.span
         work.judge(
-            expect, cut.image, lit=cut.lit, replay=(image, codes, [step(cut.cycle, cut.torn)])
+            expect, cut.image, lit=cut.lit, replay=(image, codes, [(cut.cycle, cut.torn, None)])
         )
         reached.setdefault(cut.image, cut.cycle)
     # G1 of the same press: each write cut with every torn value
@@ -256,7 +256,7 @@ def run_g3(work: Work) -> None:
         return
     first = w.writes[k]
     lit = w.lit is not None and w.lit <= first.cycle
-    expect = Expect(work.model, image, codes)
+    expect = work.expect(image, codes)
     rng = random.Random(seed)
     values = _torn_values(first, not quick, rng)
     work.out.cut_write(len(values))
@@ -269,7 +269,7 @@ def run_g3(work: Work) -> None:
         w2 = rig.press(cut, codes, PRESS_S)  # a boot of the cut's image, checked whole
         work.out.presses += 1
         work.out.booted(cut)
-        expect2 = Expect(work.model, cut, codes)
+        expect2 = work.expect(cut, codes)
         _check_press(work, w2, expect2, codes, PRESS_S)
         for wr in w2.writes:
             lit2 = w2.lit is not None and w2.lit <= wr.cycle
@@ -281,7 +281,7 @@ def run_g3(work: Work) -> None:
                     expect2,
                     second,
                     lit=lit2,
-                    replay=(image, codes, [step1, step(wr.cycle - w2.start, v2)]),
+                    replay=(image, codes, [step1, (wr.cycle - w2.start, v2, None)]),
                 )
 
 
@@ -324,7 +324,7 @@ def run_g4(work: Work) -> None:
     for _ in range(presses):
         kind = _soak_kind(rng)
         codes = random_codes(model, rng, rig.host)
-        expect = Expect(model, image, codes)
+        expect = work.expect(image, codes)
         hold = {
             "short": rng.uniform(0.0005, 0.004),
             "cleared": rng.uniform(10.0, 12.0),

@@ -14,15 +14,22 @@ on the chip, which must do what the model does.
 from __future__ import annotations
 
 import random
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import press_step, step
-from fairdie.subjects.die.faults._images import ERASED, random_codes, start_images, walk
+from fairdie.subjects.die.faults._images import (
+    ERASED,
+    random_codes,
+    random_press,
+    start_images,
+    walk,
+)
 from fairdie.subjects.die.faults._rig import Target
-from fairdie.subjects.die.faults._verdict import judge_press
+from fairdie.subjects.die.faults._verdict import judge_press, rule_step
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 if TYPE_CHECKING:
@@ -186,14 +193,16 @@ def recovery(
     a row are kept (or _RECOVERY_LIMIT presses): see the module. ``host``, the
     model in C where it has a port, presses (the same, faster); the rule and
     the reading of each image are the model's own."""
-    press = model.press if host is None else host.press
     state = model.state(image)
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
     for k in range(_RECOVERY_LIMIT):
-        codes = random_codes(model, rng, host)
-        want = model.step(state, codes)[1]
-        after = press(image, codes)[1]
+        codes, digest = random_press(model, rng, host)
+        want = rule_step(model, state, codes, digest)[1]
+        if host is None or digest is None:
+            after = model.press(image, codes)[1]
+        else:  # the press the digest makes, in C (HostModel.press, its codes not read again)
+            after = host.chain(image, array("i", (digest,)))[1]
         got = model.state(after)
         if got == want:
             run += 1
