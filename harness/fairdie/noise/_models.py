@@ -494,12 +494,16 @@ class Codes(Cycle):
     A stream across presses: it has no ``seek``."""
 
     def __init__(self, codes: Sequence[int], vcc_mv: float = 3000) -> None:
-        if not codes or any(isinstance(c, bool) or not 0 <= c <= ADC_MAX for c in codes):
+        # checked and looked up a tuple at a time (a campaign makes one per press)
+        if (
+            not codes
+            or bool in set(map(type, codes))
+            or not 0 <= min(codes) <= max(codes) <= ADC_MAX
+        ):
             raise ValueError(f"codes must be 1 or more integers 0..{ADC_MAX}, got {codes!r}")
         self.codes = tuple(codes)
         self.vcc_mv = check_vcc(vcc_mv)
-        mv = mv_table(self.vcc_mv)
-        self._replay(tuple(mv[c] for c in self.codes))
+        self._replay(tuple(map(mv_table(self.vcc_mv).__getitem__, self.codes)))
 
     def __repr__(self) -> str:
         return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"

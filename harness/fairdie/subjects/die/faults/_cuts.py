@@ -31,7 +31,7 @@ from fairdie.subjects.die.faults._images import (
     ERASED,
     codes_for,
     every_value_images,
-    random_codes,
+    random_press,
     start_images,
 )
 from fairdie.subjects.die.faults._rig import Write, Written
@@ -153,7 +153,12 @@ def plan_g1(target: Target, quick: bool, seed: int) -> list[Unit]:
     chosen = _thin(images, quick)
     chosen += [(n, i) for n, i in images if n in exhaustive and (n, i) not in chosen]
     return [
-        Unit("G1", target, (name, im, quick, not quick or name in exhaustive, seed + i))
+        Unit(
+            "G1",
+            target,
+            (name, im, quick, not quick or name in exhaustive, seed + i),
+            cost=1.6 if not quick or name in exhaustive else 0.1,
+        )
         for i, (name, im) in enumerate(chosen)
     ]
 
@@ -180,7 +185,7 @@ def plan_g2(target: Target, quick: bool, seed: int) -> list[Unit]:
     images = dict(start_images(rig_for(target).model, seed=seed))
     names = ["erased"] if quick else ["erased", "10 presses", "80 presses", "junk 0"]
     return [
-        Unit("G2", target, (name, images[name], hold, seed))
+        Unit("G2", target, (name, images[name], hold, seed), cost=19 * hold if hold < 1 else 1.9)
         for name in names
         if name in images
         for hold in (PRESS_S, CLEAR_S)
@@ -242,7 +247,9 @@ def plan_g3(target: Target, quick: bool, seed: int) -> list[Unit]:
         w = rig_for(target).press(image, HEALTHY_CODES, PRESS_S)
         writes = range(len(w.writes))
         for k in writes[-1:] if quick else writes:
-            units.append(Unit("G3", target, (name, image, k, quick, seed + i)))
+            units.append(
+                Unit("G3", target, (name, image, k, quick, seed + i), cost=0.05 if quick else 4.5)
+            )
     return units
 
 
@@ -296,13 +303,14 @@ _SOAK = (
     (0.03, "held"),  # held 0.1 .. 9.9 s
 )
 _SHARD = 5_000
+_PRESS_COST = 0.00033  #: CPU seconds a soak's press takes, roughly
 
 
 def plan_g4(target: Target, quick: bool, seed: int, presses: int | None = None) -> list[Unit]:
     total = presses or (2_000 if quick else 1_000_000)
     size = min(_SHARD, total)
     return [
-        Unit("G4", target, (i, min(size, total - start), seed))
+        Unit("G4", target, (i, min(size, total - start), seed), cost=_PRESS_COST * size)
         for i, start in enumerate(range(0, total, size))
     ]
 
@@ -323,8 +331,8 @@ def run_g4(work: Work) -> None:
     image = ERASED if shard % 2 == 0 else rng.randbytes(64)
     for _ in range(presses):
         kind = _soak_kind(rng)
-        codes = random_codes(model, rng, rig.host)
-        expect = work.expect(image, codes)
+        codes, digest = random_press(model, rng, rig.host)
+        expect = work.expect(image, codes, digest)
         hold = {
             "short": rng.uniform(0.0005, 0.004),
             "cleared": rng.uniform(10.0, 12.0),

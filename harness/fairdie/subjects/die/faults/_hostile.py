@@ -69,6 +69,7 @@ _RANDOM_PER_UNIT = 1_000
 _SPLICED = 20_000  #: images spliced from records of other images, in the full tier
 _QUICK_SPLICED = 300
 _SPLICE = 6  #: bytes taken from one image at a time: a fair record
+_IMAGE_COST = 0.0013  #: CPU seconds a hostile image takes (its boot and recovery), roughly
 _CHIP_EVERY = 50  #: every 50th image also presses on the chip
 _CHIP_PRESSES = 3  #: the presses it makes there
 #: the bases, in the order taken (those a model's start images lack are skipped,
@@ -103,18 +104,33 @@ def plan_g5(target: Target, quick: bool, seed: int) -> list[Unit]:
         bases = [b for b in bases if b[0] == _QUICK_BASE][:1] or bases[:1]
     per = 64 if quick else _BYTES_PER_UNIT
     units = [
-        Unit("G5", target, ("corrupt", name, image, lo, lo + per, quick, seed))
+        Unit(
+            "G5",
+            target,
+            ("corrupt", name, image, lo, lo + per, quick, seed),
+            cost=_IMAGE_COST * per * (_QUICK_VALUES if quick else 256),
+        )
         for name, image in bases
         for lo in range(0, 64, per)
     ]
     total = _QUICK_RANDOM if quick else _RANDOM
     units += [
-        Unit("G5", target, ("random", start, min(_RANDOM_PER_UNIT, total - start), seed))
+        Unit(
+            "G5",
+            target,
+            ("random", start, min(_RANDOM_PER_UNIT, total - start), seed),
+            cost=_IMAGE_COST * min(_RANDOM_PER_UNIT, total - start),
+        )
         for start in range(0, total, _RANDOM_PER_UNIT)
     ]
     total = _QUICK_SPLICED if quick else _SPLICED
     units += [
-        Unit("G5", target, ("spliced", start, min(_RANDOM_PER_UNIT, total - start), seed))
+        Unit(
+            "G5",
+            target,
+            ("spliced", start, min(_RANDOM_PER_UNIT, total - start), seed),
+            cost=_IMAGE_COST * min(_RANDOM_PER_UNIT, total - start),
+        )
         for start in range(0, total, _RANDOM_PER_UNIT)
     ]
     return units

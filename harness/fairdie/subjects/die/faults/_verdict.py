@@ -59,8 +59,8 @@ def rule_step(
 class Expect:
     """The states a press from ``before`` reading ``codes`` may leave. With
     ``host`` (the model in C, fairdie.subjects.die._model_host) the codes are
-    sampled and the image stored in C, the rule and the states read in
-    Python."""
+    sampled (unless ``digest`` is given: theirs) and the image stored in C,
+    the rule and the states read in Python."""
 
     def __init__(
         self,
@@ -68,10 +68,13 @@ class Expect:
         before: bytes,
         codes: Sequence[int],
         host: HostModel | None = None,
+        digest: int | None = None,
     ) -> None:
         self.model = model
         self.s0 = model.state(before)
-        self._digest = None if host is None else host.digest(array("H", codes))[0]
+        if digest is None and host is not None:
+            digest = host.digest(array("H", codes))[0]
+        self._digest = digest
         self.face, self.s1 = rule_step(model, self.s0, codes, self._digest)
         self._before, self._codes, self._host = before, codes, host
 

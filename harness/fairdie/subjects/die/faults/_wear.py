@@ -63,6 +63,15 @@ _CHUNK = 100_000  #: presses per unit (a multiple of the ring's 10 slots)
 _CHIP = 2_000  #: presses also run on the chip, per noise
 _QUICK_CHIP = 200
 
+#: CPU seconds a model press takes under each noise, roughly
+_COST = {
+    "floating": 7e-5,
+    "uniform": 5.5e-5,
+    "biased": 5.5e-5,
+    "hum": 4.6e-5,
+    "stuck": 1e-5,
+    "adversarial": 8e-5,
+}
 #: per process: the target's analog channel and conversion instants
 _INSTANTS: dict[Target, tuple[int, list[float]]] = {}
 
@@ -75,6 +84,7 @@ def plan_g7(target: Target, quick: bool, seed: int, presses: int | None = None) 
             "G7",
             target,
             (label, spec, first, min(_CHUNK, total - first), 0 if first else chip, seed),
+            cost=_COST[label] * min(_CHUNK, total - first) + (0 if first else 0.001 * chip),
         )
         for label, spec in WEAR_NOISES
         for first in range(0, total, _CHUNK)

@@ -54,10 +54,11 @@ class Work:
         """The id that reruns this whole unit."""
         return replay_id(self.unit.campaign, self.target, b"", (), [unit_step(self.unit.args)])
 
-    def expect(self, before: bytes, codes: Sequence[int]) -> Expect:
-        """What a press from ``before`` reading ``codes`` may leave (the model in C
-        sampling the codes and storing, where it has a port)."""
-        return Expect(self.model, before, codes, self.rig.host)
+    def expect(self, before: bytes, codes: Sequence[int], digest: int | None = None) -> Expect:
+        """What a press from ``before`` reading ``codes`` (whose ``digest`` the
+        model in C gave, if known) may leave: the model in C sampling the codes
+        and storing, where it has a port."""
+        return Expect(self.model, before, codes, self.rig.host, digest)
 
     def violate(self, found: tuple[str, str], replay: str) -> None:
         self.out.violate(Violation(found[0], replay, found[1]))
