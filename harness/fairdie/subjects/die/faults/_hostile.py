@@ -207,8 +207,9 @@ def recovery(
 ) -> Recovery:
     """Press ``image`` with codes from ``rng`` until RECOVERY_WINDOW presses in
     a row are kept (or _RECOVERY_LIMIT presses): see the module. ``host``, the
-    model in C where it has a port, presses (the same, faster); the rule and
-    the reading of each image are the model's own."""
+    model in C where it has a port, samples the codes and presses (the same,
+    faster); the rule, rolled from the sample, and the reading of each image
+    are the model's own."""
     state = model.state(image)
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
