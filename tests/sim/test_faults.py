@@ -9,7 +9,7 @@ import pytest
 
 from fairdie.cli import main
 from fairdie.subjects.die._models import HEALTHY_CODES
-from fairdie.subjects.die.faults import FaultsError, Target, replay, run_faults
+from fairdie.subjects.die.faults import CAMPAIGNS, FaultsError, Target, replay, run_faults
 from fairdie.subjects.die.faults._cuts import CLEAR_S, PRESS_S, QUICK_TORN
 from fairdie.subjects.die.faults._rig import Rig
 
@@ -213,3 +213,32 @@ def test_the_workers_receive_the_setup_made_once(monkeypatch: pytest.MonkeyPatch
     again = pickle.loads(pickle.dumps(units[0]))
     assert again.target.setup == target.setup
     assert again.target.die().model is not None  # made from the setup alone
+
+
+def _result(report) -> dict:
+    """A report's JSON without its times."""
+    out = report.as_json()
+    for key in ("seconds", "cpu_seconds", "parent_cpu_seconds"):
+        out.pop(key)
+    for c in out["campaigns"].values():
+        c.pop("seconds"), c.pop("cpu_seconds")
+    return out
+
+
+def test_the_result_does_not_depend_on_the_number_of_processes():
+    """The quick tier in one process and spread over two (the costliest units
+    first): the same counts, figures and violations, merged in the plan's order."""
+    names = list(CAMPAIGNS)
+    one = run_faults(names, quick=True, target=Target(variant="seed"), jobs=1)
+    two = run_faults(names, quick=True, target=Target(variant="seed"), jobs=2)
+    assert one.violations > 0  # the seed's counters: violations, each kept in order
+    assert _result(one) == _result(two)
+
+
+def test_the_costliest_units_go_first_and_merge_in_the_plans_order():
+    from fairdie.subjects.die.faults._run import _longest_first
+    from fairdie.subjects.die.faults._work import Unit
+
+    target = Target()
+    units = [Unit("G1", target, (i,), cost=c) for i, c in enumerate([1.0, 5.0, 2.0, 5.0])]
+    assert [i for i, _ in _longest_first(units)] == [1, 3, 2, 0]

@@ -309,6 +309,14 @@ class Hum(Seeded):
         since = np.array([self._clock()], dtype=np.float64)
         return self._values(self._stream(channel), self.start_s, 1, since)
 
+    def press_values_at(self, press: int, since: Values, channel: int = 0) -> Values:
+        """The values of press ``press`` on ``channel`` at ``since``, the
+        seconds since its power-on of each conversion in turn: what a clock
+        reading those times gives, in one call; the model does not move."""
+        check_press(press)
+        at = np.ascontiguousarray(since, dtype=np.float64)
+        return self._values(self._new_stream(press, channel), self._start_time(press), len(at), at)
+
     def __repr__(self) -> str:
         return f"Hum({self.hz:g}, seed={self.seed}, vcc_mv={self.vcc_mv:g})"
 
@@ -486,12 +494,16 @@ class Codes(Cycle):
     A stream across presses: it has no ``seek``."""
 
     def __init__(self, codes: Sequence[int], vcc_mv: float = 3000) -> None:
-        if not codes or any(isinstance(c, bool) or not 0 <= c <= ADC_MAX for c in codes):
+        # checked and looked up a tuple at a time (a campaign makes one per press)
+        if (
+            not codes
+            or bool in set(map(type, codes))
+            or not 0 <= min(codes) <= max(codes) <= ADC_MAX
+        ):
             raise ValueError(f"codes must be 1 or more integers 0..{ADC_MAX}, got {codes!r}")
         self.codes = tuple(codes)
         self.vcc_mv = check_vcc(vcc_mv)
-        mv = mv_table(self.vcc_mv)
-        self._replay(tuple(mv[c] for c in self.codes))
+        self._replay(tuple(map(mv_table(self.vcc_mv).__getitem__, self.codes)))
 
     def __repr__(self) -> str:
         return f"Codes({list(self.codes)!r}, vcc_mv={self.vcc_mv:g})"

@@ -31,7 +31,7 @@ from fairdie.subjects.die.faults._images import (
     ERASED,
     codes_for,
     every_value_images,
-    random_codes,
+    random_press,
     start_images,
 )
 from fairdie.subjects.die.faults._rig import Write, Written
@@ -133,7 +133,7 @@ def _cut_writes(
         for v, land in cuts:
             image = work.cut(wr, v, land)
             if judge:
-                here = step(wr.cycle - w.start, v, land)
+                here = (wr.cycle - w.start, v, land)
                 work.judge(expect, image, lit=lit, replay=(w.before, codes, [here]))
             images.append(image)
     return images
@@ -153,7 +153,12 @@ def plan_g1(target: Target, quick: bool, seed: int) -> list[Unit]:
     chosen = _thin(images, quick)
     chosen += [(n, i) for n, i in images if n in exhaustive and (n, i) not in chosen]
     return [
-        Unit("G1", target, (name, im, quick, not quick or name in exhaustive, seed + i))
+        Unit(
+            "G1",
+            target,
+            (name, im, quick, not quick or name in exhaustive, seed + i),
+            cost=1.6 if not quick or name in exhaustive else 0.1,
+        )
         for i, (name, im) in enumerate(chosen)
     ]
 
@@ -165,7 +170,7 @@ def run_g1(work: Work) -> None:
         for hold in (PRESS_S, CLEAR_S) if n == 0 else (PRESS_S,):
             w = work.rig.press(image, codes, hold)
             work.out.presses += 1
-            expect = Expect(work.model, image, codes)
+            expect = work.expect(image, codes)
             _check_press(work, w, expect, codes, hold)
             for cut in _cut_writes(work, w, expect, codes, every=every):
                 work.boot(cut)
@@ -180,7 +185,7 @@ def plan_g2(target: Target, quick: bool, seed: int) -> list[Unit]:
     images = dict(start_images(rig_for(target).model, seed=seed))
     names = ["erased"] if quick else ["erased", "10 presses", "80 presses", "junk 0"]
     return [
-        Unit("G2", target, (name, images[name], hold, seed))
+        Unit("G2", target, (name, images[name], hold, seed), cost=19 * hold if hold < 1 else 1.9)
         for name in names
         if name in images
         for hold in (PRESS_S, CLEAR_S)
@@ -191,7 +196,7 @@ def run_g2(work: Work) -> None:
     _, image, hold, seed = work.unit.args
     _, codes = _outcomes(work, image, seed, every=False)[0]
     rig = work.rig
-    expect = Expect(work.model, image, codes)
+    expect = work.expect(image, codes)
     timeline = rig.every_cycle(image, codes, hold)
     work.out.presses += 1
     reached: dict[bytes, int] = {}
@@ -199,7 +204,7 @@ def run_g2(work: Work) -> None:
         work.out.cuts += 1  # simulated; the cycles it stands for are covered
         work.out.cycles_covered += cut.span
         work.judge(
-            expect, cut.image, lit=cut.lit, replay=(image, codes, [step(cut.cycle, cut.torn)])
+            expect, cut.image, lit=cut.lit, replay=(image, codes, [(cut.cycle, cut.torn, None)])
         )
         reached.setdefault(cut.image, cut.cycle)
     # G1 of the same press: each write cut with every torn value
@@ -242,7 +247,9 @@ def plan_g3(target: Target, quick: bool, seed: int) -> list[Unit]:
         w = rig_for(target).press(image, HEALTHY_CODES, PRESS_S)
         writes = range(len(w.writes))
         for k in writes[-1:] if quick else writes:
-            units.append(Unit("G3", target, (name, image, k, quick, seed + i)))
+            units.append(
+                Unit("G3", target, (name, image, k, quick, seed + i), cost=0.05 if quick else 4.5)
+            )
     return units
 
 
@@ -256,7 +263,7 @@ def run_g3(work: Work) -> None:
         return
     first = w.writes[k]
     lit = w.lit is not None and w.lit <= first.cycle
-    expect = Expect(work.model, image, codes)
+    expect = work.expect(image, codes)
     rng = random.Random(seed)
     values = _torn_values(first, not quick, rng)
     work.out.cut_write(len(values))
@@ -269,7 +276,7 @@ def run_g3(work: Work) -> None:
         w2 = rig.press(cut, codes, PRESS_S)  # a boot of the cut's image, checked whole
         work.out.presses += 1
         work.out.booted(cut)
-        expect2 = Expect(work.model, cut, codes)
+        expect2 = work.expect(cut, codes)
         _check_press(work, w2, expect2, codes, PRESS_S)
         for wr in w2.writes:
             lit2 = w2.lit is not None and w2.lit <= wr.cycle
@@ -281,7 +288,7 @@ def run_g3(work: Work) -> None:
                     expect2,
                     second,
                     lit=lit2,
-                    replay=(image, codes, [step1, step(wr.cycle - w2.start, v2)]),
+                    replay=(image, codes, [step1, (wr.cycle - w2.start, v2, None)]),
                 )
 
 
@@ -296,13 +303,14 @@ _SOAK = (
     (0.03, "held"),  # held 0.1 .. 9.9 s
 )
 _SHARD = 5_000
+_PRESS_COST = 0.00033  #: CPU seconds a soak's press takes, roughly
 
 
 def plan_g4(target: Target, quick: bool, seed: int, presses: int | None = None) -> list[Unit]:
     total = presses or (2_000 if quick else 1_000_000)
     size = min(_SHARD, total)
     return [
-        Unit("G4", target, (i, min(size, total - start), seed))
+        Unit("G4", target, (i, min(size, total - start), seed), cost=_PRESS_COST * size)
         for i, start in enumerate(range(0, total, size))
     ]
 
@@ -323,8 +331,8 @@ def run_g4(work: Work) -> None:
     image = ERASED if shard % 2 == 0 else rng.randbytes(64)
     for _ in range(presses):
         kind = _soak_kind(rng)
-        codes = random_codes(model, rng, rig.host)
-        expect = Expect(model, image, codes)
+        codes, digest = random_press(model, rng, rig.host)
+        expect = work.expect(image, codes, digest)
         hold = {
             "short": rng.uniform(0.0005, 0.004),
             "cleared": rng.uniform(10.0, 12.0),

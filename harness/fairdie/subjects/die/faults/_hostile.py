@@ -14,15 +14,22 @@ on the chip, which must do what the model does.
 from __future__ import annotations
 
 import random
+from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import press_step, step
-from fairdie.subjects.die.faults._images import ERASED, random_codes, start_images, walk
+from fairdie.subjects.die.faults._images import (
+    ERASED,
+    random_codes,
+    random_press,
+    start_images,
+    walk,
+)
 from fairdie.subjects.die.faults._rig import Target
-from fairdie.subjects.die.faults._verdict import judge_press
+from fairdie.subjects.die.faults._verdict import judge_press, rule_step
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 if TYPE_CHECKING:
@@ -62,6 +69,7 @@ _RANDOM_PER_UNIT = 1_000
 _SPLICED = 20_000  #: images spliced from records of other images, in the full tier
 _QUICK_SPLICED = 300
 _SPLICE = 6  #: bytes taken from one image at a time: a fair record
+_IMAGE_COST = 0.0013  #: CPU seconds a hostile image takes (its boot and recovery), roughly
 _CHIP_EVERY = 50  #: every 50th image also presses on the chip
 _CHIP_PRESSES = 3  #: the presses it makes there
 #: the bases, in the order taken (those a model's start images lack are skipped,
@@ -96,18 +104,33 @@ def plan_g5(target: Target, quick: bool, seed: int) -> list[Unit]:
         bases = [b for b in bases if b[0] == _QUICK_BASE][:1] or bases[:1]
     per = 64 if quick else _BYTES_PER_UNIT
     units = [
-        Unit("G5", target, ("corrupt", name, image, lo, lo + per, quick, seed))
+        Unit(
+            "G5",
+            target,
+            ("corrupt", name, image, lo, lo + per, quick, seed),
+            cost=_IMAGE_COST * per * (_QUICK_VALUES if quick else 256),
+        )
         for name, image in bases
         for lo in range(0, 64, per)
     ]
     total = _QUICK_RANDOM if quick else _RANDOM
     units += [
-        Unit("G5", target, ("random", start, min(_RANDOM_PER_UNIT, total - start), seed))
+        Unit(
+            "G5",
+            target,
+            ("random", start, min(_RANDOM_PER_UNIT, total - start), seed),
+            cost=_IMAGE_COST * min(_RANDOM_PER_UNIT, total - start),
+        )
         for start in range(0, total, _RANDOM_PER_UNIT)
     ]
     total = _QUICK_SPLICED if quick else _SPLICED
     units += [
-        Unit("G5", target, ("spliced", start, min(_RANDOM_PER_UNIT, total - start), seed))
+        Unit(
+            "G5",
+            target,
+            ("spliced", start, min(_RANDOM_PER_UNIT, total - start), seed),
+            cost=_IMAGE_COST * min(_RANDOM_PER_UNIT, total - start),
+        )
         for start in range(0, total, _RANDOM_PER_UNIT)
     ]
     return units
@@ -184,16 +207,19 @@ def recovery(
 ) -> Recovery:
     """Press ``image`` with codes from ``rng`` until RECOVERY_WINDOW presses in
     a row are kept (or _RECOVERY_LIMIT presses): see the module. ``host``, the
-    model in C where it has a port, presses (the same, faster); the rule and
-    the reading of each image are the model's own."""
-    press = model.press if host is None else host.press
+    model in C where it has a port, samples the codes and presses (the same,
+    faster); the rule, rolled from the sample, and the reading of each image
+    are the model's own."""
     state = model.state(image)
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
     for k in range(_RECOVERY_LIMIT):
-        codes = random_codes(model, rng, host)
-        want = model.step(state, codes)[1]
-        after = press(image, codes)[1]
+        codes, digest = random_press(model, rng, host)
+        want = rule_step(model, state, codes, digest)[1]
+        if host is None or digest is None:
+            after = model.press(image, codes)[1]
+        else:  # the press the digest makes, in C (HostModel.press, its codes not read again)
+            after = host.chain(image, array("i", (digest,)))[1]
         got = model.state(after)
         if got == want:
             run += 1

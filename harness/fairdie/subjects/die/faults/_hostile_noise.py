@@ -38,6 +38,8 @@ _QUICK_PRESSES = 50
 _FULL_PRESSES = 5_000
 _SEARCH_PRESSES = 2  #: presses per searched sequence (one stream of codes across them)
 _SEARCH_UNITS = 5  #: the full tier's search, in parts
+#: CPU seconds a press of each noise takes, roughly (the rest: 0.0001)
+_COST = {"adversarial": 0.002, "search": 0.0033, "over-range": 0.0005, "alternating": 0.0004}
 
 
 #: name -> noise for a model, a supply and a seed ("under-range" and
@@ -69,10 +71,15 @@ def plan_g6(target: Target, quick: bool, seed: int) -> list[Unit]:
         if noise == "search" and not quick:
             share = presses // _SEARCH_UNITS
             units += [
-                Unit("G6", target, (noise, part, share, seed)) for part in range(_SEARCH_UNITS)
+                Unit("G6", target, (noise, part, share, seed), cost=_COST[noise] * share)
+                for part in range(_SEARCH_UNITS)
             ]
         else:
-            units.append(Unit("G6", target, (noise, 0, presses, seed)))
+            units.append(
+                Unit(
+                    "G6", target, (noise, 0, presses, seed), cost=_COST.get(noise, 0.0001) * presses
+                )
+            )
     return units
 
 

@@ -24,7 +24,15 @@ from fairdie.subjects.die._models import DieModel
 if TYPE_CHECKING:
     from fairdie.subjects.die._model_host import HostModel
 
-__all__ = ["ERASED", "codes_for", "every_value_images", "random_codes", "start_images", "walk"]
+__all__ = [
+    "ERASED",
+    "codes_for",
+    "every_value_images",
+    "random_codes",
+    "random_press",
+    "start_images",
+    "walk",
+]
 
 ERASED = b"\xff" * 64
 
@@ -91,11 +99,21 @@ def random_codes(
 ) -> tuple[int, ...]:
     """Uniform random codes, as many as a press of ``model`` converts from
     them (counted by ``host``, the model in C, where it has a port)."""
+    return random_press(model, rng, host)[0]
+
+
+def random_press(
+    model: DieModel, rng: random.Random, host: HostModel | None = None
+) -> tuple[tuple[int, ...], int | None]:
+    """:func:`random_codes`, and the press's digest (``HostModel.digest``;
+    None without ``host``)."""
     # the low 10 bits of random little-endian 16-bit words, the most a press converts
     words = np.frombuffer(rng.randbytes(2 * model.reads), dtype="<u2") & ADC_MAX
     drawn = array("H", words.astype(np.uint16).tobytes())
-    n = model.conversions(drawn) if host is None else host.digest(drawn)[1]
-    return tuple(drawn[:n])
+    if host is None:
+        return tuple(drawn[: model.conversions(drawn)]), None
+    digest, n = host.digest(drawn)
+    return tuple(drawn[:n]), digest
 
 
 def walk(model: DieModel, presses: int, seed: int) -> list[bytes]:

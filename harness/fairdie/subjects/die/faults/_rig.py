@@ -38,6 +38,7 @@ __all__ = [
 
 #: the noise a boot reads: codes that pass any build's health tests at once
 BOOT_CODES = HEALTHY_CODES
+_NOISES_KEPT = 256
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class Rig:
         self.fuses, self.fuse_source = target.made_setup().fuses()
         self.misexecutes = campaigns.misexecutes(self.fuses)
         self.footprint = tuple(self.model.footprint)
+        #: codes -> the noise that reads them (a press's codes are pressed again and again)
+        self._noises: dict[tuple[int, ...], Codes] = {}
 
     # ---- pressing ------------------------------------------------------------
 
@@ -92,8 +95,19 @@ class Rig:
         if chip.powered:
             chip.power_off()
         chip.write_eeprom(0, image)
-        self.die.set_noise(Codes(list(codes), vcc_mv=self._vcc))
+        self.die.set_noise(self._noise(tuple(codes)))
         self.die.power_on()
+
+    def _noise(self, codes: tuple[int, ...]) -> Codes:
+        """The noise that reads ``codes`` from the first, made once for a few
+        hundred codes tuples at a time."""
+        noise = self._noises.get(codes)
+        if noise is None:
+            if len(self._noises) >= _NOISES_KEPT:
+                self._noises.clear()
+            noise = self._noises[codes] = Codes(codes, vcc_mv=self._vcc)
+        noise.restore(0)
+        return noise
 
     def _shown(self) -> tuple[int | None, int | None]:
         """The face shown (None: none steady) and the cycle the first LED lit."""

@@ -49,6 +49,16 @@ def _run_unit(unit: Unit) -> Outcome:
     return work.out
 
 
+def _run_indexed(item: tuple[int, Unit]) -> tuple[int, Outcome]:
+    return item[0], _run_unit(item[1])
+
+
+def _longest_first(units: Sequence[Unit]) -> list[tuple[int, Unit]]:
+    """The units with their places in the plan, the costliest first: the
+    workers take them in turn, so none is left with a long unit at the end."""
+    return sorted(enumerate(units), key=lambda x: -x[1].cost)
+
+
 @dataclass
 class Report:
     target: Target
@@ -116,18 +126,30 @@ def run_faults(
     target = (target or Target()).resolved()
     rig = rig_for(target)  # a target with no model fails here, before any work
     units = [u for c in campaigns for u in CAMPAIGNS[c][0](target, quick, seed)]
-    outcomes = {c: Outcome(c) for c in campaigns}
-    parent = time.process_time() - cpu  # planning, then merging each outcome
-    for done, out in enumerate(
-        map_work(_run_unit, units, jobs=jobs, scheduler=scheduler, error=FaultsError), 1
+    parent = time.process_time() - cpu  # planning, then merging the outcomes
+    done: list[Outcome | None] = [None] * len(units)
+    for n, (i, out) in enumerate(
+        map_work(
+            _run_indexed,
+            _longest_first(units),
+            jobs=jobs,
+            scheduler=scheduler,
+            error=FaultsError,
+        ),
+        1,
     ):
-        cpu = time.process_time()
+        done[i] = out
+        if progress is not None:
+            progress(n, len(units))
+    cpu = time.process_time()
+    outcomes = {c: Outcome(c) for c in campaigns}
+    for each in done:  # in the plan's order, however the units were spread
+        assert each is not None
+        out = each
         outcomes[out.campaign].merge(out)
         outcomes[out.campaign].seconds += out.seconds
         outcomes[out.campaign].cpu_seconds += out.cpu_seconds
-        parent += time.process_time() - cpu
-        if progress is not None:
-            progress(done, len(units))
+    parent += time.process_time() - cpu
     seconds = time.perf_counter() - t0
     return Report(target, quick, seed, outcomes, seconds, _brown_out(rig), parent)
 

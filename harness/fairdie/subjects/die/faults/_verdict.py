@@ -12,18 +12,21 @@ model says the firmware stores from it (I4).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from fairdie.subjects.die import _fair
 from fairdie.subjects.die._models import DieModel, conversion_mismatch
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S
 
 if TYPE_CHECKING:
+    from fairdie.subjects.die._model_host import HostModel
     from fairdie.subjects.die.faults._rig import Boot
 
-__all__ = ["Expect", "Violation", "judge_boot", "judge_model"]
+__all__ = ["Expect", "Violation", "judge_boot", "judge_model", "rule_step"]
 
 
 @dataclass(frozen=True)
@@ -38,19 +41,49 @@ class Violation:
         return {"invariant": self.invariant, "replay": self.replay, "detail": self.detail}
 
 
-class Expect:
-    """The states a press from ``before`` reading ``codes`` may leave."""
+def rule_step(
+    model: DieModel, state: bytes, codes: Sequence[int], digest: int | None = None
+) -> tuple[int | None, bytes]:
+    """``model.step(state, codes)``. Given ``digest``, what the model in C
+    takes of the codes (``HostModel.digest``: the fair rule's fresh bits, -1
+    when the health tests fail), the fair rule rolls from it in Python
+    rather than sampling the codes again."""
+    if digest is None or model.name != "fair":
+        return model.step(state, codes)
+    if digest < 0:
+        return None, _fair.canonical(state)
+    face, after = _fair.roll(state, digest)
+    return face, _fair.canonical(after)
 
-    def __init__(self, model: DieModel, before: bytes, codes: Sequence[int]) -> None:
+
+class Expect:
+    """The states a press from ``before`` reading ``codes`` may leave. With
+    ``host`` (the model in C, fairdie.subjects.die._model_host) the codes are
+    sampled (unless ``digest`` is given: theirs) and the image stored in C,
+    the rule and the states read in Python."""
+
+    def __init__(
+        self,
+        model: DieModel,
+        before: bytes,
+        codes: Sequence[int],
+        host: HostModel | None = None,
+        digest: int | None = None,
+    ) -> None:
         self.model = model
         self.s0 = model.state(before)
-        self.face, self.s1 = model.step(self.s0, codes)
-        self._before, self._codes = before, codes
+        if digest is None and host is not None:
+            digest = host.digest(array("H", codes))[0]
+        self._digest = digest
+        self.face, self.s1 = rule_step(model, self.s0, codes, self._digest)
+        self._before, self._codes, self._host = before, codes, host
 
     @cached_property
     def image(self) -> bytes:
         """The image the press stores."""
-        return self.model.press(self._before, self._codes)[1]
+        if self._host is None or self._digest is None:
+            return self.model.press(self._before, self._codes)[1]
+        return self._host.chain(self._before, array("i", (self._digest,)))[1]
 
     @cached_property
     def s2(self) -> bytes:

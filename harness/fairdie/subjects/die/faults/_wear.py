@@ -63,6 +63,15 @@ _CHUNK = 100_000  #: presses per unit (a multiple of the ring's 10 slots)
 _CHIP = 2_000  #: presses also run on the chip, per noise
 _QUICK_CHIP = 200
 
+#: CPU seconds a model press takes under each noise, roughly
+_COST = {
+    "floating": 7e-5,
+    "uniform": 5.5e-5,
+    "biased": 5.5e-5,
+    "hum": 4.6e-5,
+    "stuck": 1e-5,
+    "adversarial": 8e-5,
+}
 #: per process: the target's analog channel and conversion instants
 _INSTANTS: dict[Target, tuple[int, list[float]]] = {}
 
@@ -75,6 +84,7 @@ def plan_g7(target: Target, quick: bool, seed: int, presses: int | None = None) 
             "G7",
             target,
             (label, spec, first, min(_CHUNK, total - first), 0 if first else chip, seed),
+            cost=_COST[label] * min(_CHUNK, total - first) + (0 if first else 0.001 * chip),
         )
         for label, spec in WEAR_NOISES
         for first in range(0, total, _CHUNK)
@@ -84,9 +94,10 @@ def plan_g7(target: Target, quick: bool, seed: int, presses: int | None = None) 
 class _Presses:
     """Press ``k``'s codes under a noise, and what a press does, by the model
     in C (fairdie.subjects.die._model_host) where it has a port: a seeded
-    noise's values for the whole press in one call (``press_values``), the
-    adversary's choice made in C from the same menus. Otherwise, and for a
-    noise that reads a clock, the lab's reader, conversion by conversion
+    noise's values for the whole press in one call (``press_values``; for a
+    noise that reads a clock, ``press_values_at`` the instants the reader
+    takes its conversions at), the adversary's choice made in C from the
+    same menus. Otherwise the lab's reader, conversion by conversion
     (:meth:`slow`, also the yardstick the chip-checked presses hold the
     fast way to)."""
 
@@ -104,20 +115,33 @@ class _Presses:
             and hasattr(self.noise, "press_values")
             and not hasattr(self.noise, "bind_clock")
         )
-        self._codes = np.array([code_for_mv(mv, int(vcc)) for mv in range(int(vcc) + 1)])
+        #: a noise that reads a clock (hum): its press read in one call, at the
+        #: instants the reader takes the conversions at
+        self.timed = self.host is not None and hasattr(self.noise, "press_values_at")
+        self._since = np.array([self.reader.instant(i) for i in range(model.reads)])
+        self._codes = np.array(
+            [code_for_mv(mv, int(vcc)) for mv in range(int(vcc) + 1)], dtype=np.uint16
+        )
+        self._top = len(self._codes) - 1
 
-    def codes(self, k: int, image: bytes) -> tuple[int, ...]:
-        """The codes press ``k`` from ``image`` converts."""
-        if self.host is None or not (self.bulk or self.adversary):
-            return self.slow(k, image)
+    def codes(self, k: int, image: bytes) -> tuple[tuple[int, ...], int | None]:
+        """The codes press ``k`` from ``image`` converts, and their digest
+        (``HostModel.digest``; None: read the slow way, no digest)."""
+        if self.host is None or not (self.bulk or self.timed or self.adversary):
+            return self.slow(k, image), None
         if self.adversary:
             read = self.host.adversary(image, menu_key(self.seed, k), TRIES)
         else:
-            mv = self.noise.press_values(k, self.model.reads, self.channel)
+            if self.timed:
+                mv = self.noise.press_values_at(k, self._since, self.channel)
+            else:
+                mv = self.noise.press_values(k, self.model.reads, self.channel)
+            mv = np.rint(mv)
             # as the chip converts: whole millivolts, then the code (PressReader)
-            whole = np.clip(np.rint(mv), 0, len(self._codes) - 1).astype(np.intp)
-            read = array("H", self._codes[whole].astype(np.uint16).tobytes())
-        return tuple(read[: self.host.digest(read)[1]])
+            whole = np.minimum(np.maximum(mv, 0), self._top).astype(np.intp)
+            read = array("H", self._codes[whole].tobytes())
+        digest, n = self.host.digest(read)
+        return tuple(read[:n].tolist()), digest
 
     def slow(self, k: int, image: bytes) -> tuple[int, ...]:
         """The codes as the lab reads them, conversion by conversion."""
@@ -127,8 +151,16 @@ class _Presses:
             prepare(image)
         return tuple(self.reader.codes())
 
-    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
-        return (self.host or self.model).press(image, codes)
+    def press(
+        self, image: bytes, codes: Sequence[int], digest: int | None = None
+    ) -> tuple[int | None, bytes]:
+        """A press, in C from ``digest`` where there is one."""
+        if self.host is None:
+            return self.model.press(image, codes)
+        if digest is None:
+            return self.host.press(image, codes)
+        faces, after = self.host.chain(image, array("i", (digest,)))
+        return faces[0] or None, after
 
 
 def _instants(work: Work) -> tuple[int, list[float]]:
@@ -153,19 +185,19 @@ def run_g7(work: Work) -> None:
     label, spec, first, presses, chip_presses, seed = work.unit.args
     rig, model = work.rig, work.model
     read = _Presses(work, spec, seed, first + presses)
-    counts = [0] * rig.size
+    counts = np.zeros(rig.size, dtype=np.int64)
     image = ERASED
     mismatches = 0
     for k in range(first, first + presses):
-        codes = read.codes(k, image)
-        face, after = read.press(image, codes)
-        written = _written(image, after)
-        for a in written:
-            counts[a] += 1
+        codes, digest = read.codes(k, image)
+        face, after = read.press(image, codes, digest)
+        if after != image:  # a byte is written where it differs (eeprom_update_byte)
+            counts += np.frombuffer(image, np.uint8) != np.frombuffer(after, np.uint8)
         if k - first < chip_presses and mismatches < 3:
             w = rig.press(image, codes, PRESS_S)
             work.out.presses += 1
             chip = sorted(wr.address for wr in w.writes)
+            written = _written(image, after)
             # the chip, the model in Python and the lab's reading agree with the fast way
             slow = read.slow(k, image)
             if (w.face, w.after, chip, model.press(image, slow), slow) != (
@@ -188,11 +220,11 @@ def run_g7(work: Work) -> None:
             work.out.figure(f"wear_{label}_chip_presses", 1)
         image = after
     work.out.figure(f"wear_{label}_presses", presses)
-    most = max(counts)
+    most = int(counts.max())
     work.out.figure(f"wear_{label}_per_press_max", most / presses)
     if not most:  # nothing stored (every press failed the health tests): no wear
         return
-    worn = counts.index(most)
+    worn = int(counts.argmax())
     life = WRITE_CYCLES * presses / most
     work.out.figure(f"wear_{label}_presses_min", life)
     if life < LIFE_GOAL:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from fairdie.subjects.die.faults._ids import replay_id, unit_step
+from fairdie.subjects.die.faults._ids import Step, replay_id, step, unit_step
 from fairdie.subjects.die.faults._outcome import Outcome
 from fairdie.subjects.die.faults._rig import Boot, Rig, Target, Write
 from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
@@ -32,6 +32,8 @@ class Unit:
     campaign: str
     target: Target
     args: tuple[Any, ...]
+    #: its CPU seconds, roughly (the full tier, die-direct): the pool starts the longest first
+    cost: float = field(default=1.0, compare=False)
 
 
 class Work:
@@ -43,6 +45,7 @@ class Work:
         self.rig = rig_for(unit.target)
         self.model = self.rig.model
         self.out = Outcome(unit.campaign)
+        self._booted: set[bytes] = set()
 
     def replay(self, image: bytes, codes: Sequence[int], steps: Sequence[str]) -> str:
         return replay_id(self.unit.campaign, self.target, image, codes, steps)
@@ -50,6 +53,12 @@ class Work:
     def unit_replay(self) -> str:
         """The id that reruns this whole unit."""
         return replay_id(self.unit.campaign, self.target, b"", (), [unit_step(self.unit.args)])
+
+    def expect(self, before: bytes, codes: Sequence[int], digest: int | None = None) -> Expect:
+        """What a press from ``before`` reading ``codes`` (whose ``digest`` the
+        model in C gave, if known) may leave: the model in C sampling the codes
+        and storing, where it has a port."""
+        return Expect(self.model, before, codes, self.rig.host, digest)
 
     def violate(self, found: tuple[str, str], replay: str) -> None:
         self.out.violate(Violation(found[0], replay, found[1]))
@@ -60,12 +69,16 @@ class Work:
         image: bytes,
         *,
         lit: bool,
-        replay: tuple[bytes, Sequence[int], list[str]],
+        replay: tuple[bytes, Sequence[int], Sequence[str | Step]],
     ) -> bool:
-        """Judge a cut's image (I1, I2); False if it broke one."""
+        """Judge a cut's image (I1, I2); False if it broke one. The replay's
+        steps are ids (``step``) or ``(cycles, torn, land)`` to make one of, only
+        for a violation."""
         found = expect.judge(image, lit=lit)
         if found is not None:
-            self.violate(found, self.replay(*replay))
+            image0, codes, steps = replay
+            text = [s if isinstance(s, str) else step(*s) for s in steps]
+            self.violate(found, self.replay(image0, codes, text))
             return False
         return True
 
@@ -75,11 +88,14 @@ class Work:
         return self.rig.cut(write, torn, land)
 
     def boot(self, image: bytes) -> None:
-        """Boot ``image`` once per process (I4)."""
+        """Boot ``image`` (I4): on the chip once per process, counted as a press
+        once per unit (so the count does not depend on how units are spread)."""
         key = (self.target, image)
         if key not in _BOOTED:
             boot: Boot = self.rig.boot(image)
             _BOOTED[key] = judge_boot(self.model, image, boot)
+        if image not in self._booted:
+            self._booted.add(image)
             self.out.presses += 1
         self.out.booted(image)
         found = _BOOTED[key]

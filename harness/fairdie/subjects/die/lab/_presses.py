@@ -69,7 +69,11 @@ class PressReader:
         self._vcc = vcc
 
     def _now(self) -> float:
-        i, last = self._at, len(self._instants) - 1
+        return self.instant(self._at)
+
+    def instant(self, i: int) -> float:
+        """The seconds after power-on at which conversion ``i`` is taken."""
+        last = len(self._instants) - 1
         return self._instants[i] if i <= last else self._instants[last] + (i - last) * self._spacing
 
     def read(self, start: int, count: int) -> list[int]:
