@@ -59,6 +59,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _outputs(specs: list[str], here: Path) -> list[tuple[str, Path]]:
+    """The outputs asked for, each checked before any test runs as the
+    commands check theirs (:func:`fairdie.coverage.check_output`): a file
+    only over one fairdie wrote, a folder claimed (files first: a refused
+    one claims none)."""
     out = []
     for spec in specs:
         kind, sep, path = spec.partition(":")
@@ -66,10 +70,16 @@ def _outputs(specs: list[str], here: Path) -> list[tuple[str, Path]]:
             raise pytest.UsageError(
                 f"fairdie: --fairdie-cov={spec}: give KIND:PATH, KIND one of {', '.join(_KINDS)}"
             )
-        where = here / Path(path).expanduser()
-        if kind != "html" and not where.parent.is_dir():  # checked before any test runs
-            raise pytest.UsageError(f"fairdie: --fairdie-cov={spec}: no folder {where.parent}")
-        out.append((kind, where))
+        out.append((kind, here / Path(path).expanduser()))
+    if out:
+        from fairdie.coverage import check_output
+        from fairdie.errors import FairdieError
+
+        try:
+            for kind, where in sorted(out, key=lambda o: o[0] == "html"):
+                check_output(kind, where, f"--fairdie-cov={kind}:")
+        except FairdieError as e:
+            raise pytest.UsageError(f"fairdie: {e}") from None
     return out
 
 
@@ -151,11 +161,12 @@ class _Session:
         try:
             report = analyse(covset)
             for kind, path in self.outputs:
+                what = f"--fairdie-cov={kind}:"
                 if kind == "json":
-                    covset.save(path)
+                    covset.save(path, what=what)
                 else:
                     {"lcov": write_lcov, "xml": write_cobertura, "html": write_html}[kind](
-                        report, path
+                        report, path, what=what
                     )
             summaries = summarise(report)
         except FairdieError as e:

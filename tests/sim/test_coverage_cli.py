@@ -60,8 +60,8 @@ def test_verify_records_its_chips(capsys: pytest.CaptureFixture[str], tmp_path: 
     ("args", "message"),
     [
         (["verify", "--jobs", "2"], "--cov sees the chips of this process only"),
-        (["press"], "no folder"),
-        (["run", "die_t13a", "--board", "die-direct"], "no folder"),
+        (["press"], "no such directory"),
+        (["run", "die_t13a", "--board", "die-direct"], "no such directory"),
     ],
 )
 def test_bad_cov_is_one_line_and_exit_2(
