@@ -7,6 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from fairdie._files import MARKER
 from fairdie.coverage import (
     Branch,
     FileReport,
@@ -116,7 +117,7 @@ def test_cobertura_figures(tmp_path: Path) -> None:
 def test_html_without_the_source_lists_lines_by_number(tmp_path: Path) -> None:
     write_html(sample(), tmp_path / "v")
     pages = sorted(p.name for p in (tmp_path / "v").iterdir())
-    assert pages == ["f000-main.c.html", "f001-x.S.html", "index.html"]
+    assert pages == [MARKER, "f000-main.c.html", "f001-x.S.html", "index.html"]
     main = (tmp_path / "v" / "f000-main.c.html").read_text()
     assert "not found" in main
     assert "0x0010: never fell through" in main and "0x0014: never ran" in main

@@ -70,15 +70,18 @@ _OURS = {"lcov": is_our_lcov, "xml": is_our_cobertura, "json": is_our_json, "htm
 OUTPUT_KINDS = tuple(_OURS)
 
 
-def check_output(kind: str, path: Path, what: str, *, force: bool = False) -> Path:
+def check_output(
+    kind: str, path: Path, what: str, *, force: bool = False, force_option: str = "--force"
+) -> Path:
     """``path`` if a ``kind`` output (one of :data:`OUTPUT_KINDS`) may be
     written there: a file only over nothing or one fairdie wrote in that
     format; the ``html`` folder is claimed (:func:`fairdie._files.claim_folder`:
-    made and marked). Else one line, unless ``force``. ``what`` is the option."""
+    made and marked). Else one line, unless ``force``. ``what`` is the option,
+    ``force_option`` the one that forces."""
     ours = _OURS[kind]
     if ours is None:
-        return claim_folder(Path(path), what, force=force)
-    return check_output_file(Path(path), what, ours=ours, force=force)
+        return claim_folder(Path(path), what, force=force, force_option=force_option)
+    return check_output_file(Path(path), what, ours=ours, force=force, force_option=force_option)
 
 
 def _report(covset: CoverageSet | Report, sources: Sequence[Path]) -> Report:
