@@ -4,12 +4,13 @@ file changed in the folder it runs in (the named outputs included: a refused
 run writes nothing).
 
 The rows are made, not listed: each kind of input file (firmware, EEPROM
-image, board, scenario, noise recording, build target) goes through every
-option of every command that reads it, as missing, empty, truncated, binary
-garbage, for another MCU, huge, a FIFO and a device; each output (a VCD, a
-report or plot folder, the build cache) goes to a path that holds the user's
-own file, a folder of the user's, or that cannot be one; each command's
-numbers go out of their range. The CLI runs in this process
+image, board, scenario, noise recording, build target, coverage file) goes
+through every option of every command that reads it, as missing, empty,
+truncated, binary garbage, for another MCU, huge, a FIFO and a device; each
+output (a VCD, a coverage file, LCOV or XML, a report, plot or HTML folder,
+the build cache) goes to a path that holds the user's own file, a folder of
+the user's, or that cannot be one; each command's numbers go out of their
+range. The CLI runs in this process
 (``fairdie.cli.main``): a Python error would fail a row with its traceback.
 """
 
