@@ -22,7 +22,7 @@ from pathlib import Path
 
 from fairdie.errors import FairdieError
 
-__all__ = ["LCOV_SUFFIXES", "add_cov_option", "cov_kind", "covering"]
+__all__ = ["LCOV_SUFFIXES", "add_cov_option", "check_cov", "cov_kind", "covering"]
 
 #: suffixes that make ``--cov`` write LCOV rather than a coverage file
 LCOV_SUFFIXES = (".info", ".lcov")
@@ -43,7 +43,13 @@ def cov_kind(path: Path) -> str:
     return "lcov" if path.suffix in LCOV_SUFFIXES else "json"
 
 
-def _check(a: argparse.Namespace, path: Path) -> None:
+def check_cov(a: argparse.Namespace) -> None:
+    """Refuse a bad ``--cov`` (one line) before anything is run or written;
+    :func:`covering` asks it too, so a command asks it itself only to check
+    it before an output of its own is made (a report folder)."""
+    path: Path | None = getattr(a, "cov", None)
+    if path is None:
+        return
     if getattr(a, "jobs", 1) > 1 or getattr(a, "scheduler", None):
         raise FairdieError(
             "--cov sees the chips of this process only: give --jobs 1, no --scheduler"
@@ -60,7 +66,7 @@ def covering(a: argparse.Namespace) -> Iterator[None]:
     if path is None:
         yield
         return
-    _check(a, path)
+    check_cov(a)
     from fairdie.sim import record_chips
 
     with record_chips() as rec:

@@ -332,6 +332,11 @@ OUTPUTS: list[tuple[str, str, list[str]]] = [
     ("lab campaign", "folder", ["lab", "campaign", "--presses", "3", "--plot", "{o}"]),
     ("build", "folder", ["build", "--target", "die_t13a", "--cache-dir", "{o}"]),
     ("press --cov", "file", ["press", "--count", "1000000", "--cov", "{o}"]),
+    (  # refused before the report's folder is made
+        "verify --cov",
+        "file",
+        ["verify", "--board", "die-direct", "--report", "{here}/view", "--cov", "{o}"],
+    ),
     ("cov merge", "file", ["cov", "merge", "-o", "{o}", COV]),
     ("cov report --lcov", "file", ["cov", "report", COV, "--lcov", "{o}"]),
     ("cov report --xml", "file", ["cov", "report", COV, "--xml", "{o}"]),
