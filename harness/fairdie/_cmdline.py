@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import NoReturn
 
-from fairdie._cov_cli import add_cov_option, covering
+from fairdie._cov_cli import add_cov_option, check_cov, covering
 
 __all__ = [
     "MAX_JOBS",
@@ -28,6 +28,7 @@ __all__ = [
     "add_cov_option",
     "add_force_option",
     "add_spread_options",
+    "check_cov",
     "covering",
     "int_at_least",
     "int_in",

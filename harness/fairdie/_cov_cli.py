@@ -6,8 +6,10 @@ A path ending in ``.info`` or ``.lcov`` gets an LCOV tracefile (mapped to
 source through the ELF); any other a coverage file (the JSON that ``fairdie
 cov merge`` and ``fairdie cov report`` read, exact counts per address). The
 file is written when the command ran to its end, also when a check failed
-(exit 1); not after bad input. Chips of worker processes are not seen, so
-``--cov`` refuses ``--jobs`` above 1 and ``--scheduler``.
+(exit 1); not after bad input. Like every output it replaces only what
+fairdie wrote (a coverage file, or an LCOV tracefile as fairdie writes them),
+unless ``--force``, and that is checked before anything runs. Chips of
+worker processes are not seen, so ``--cov`` refuses ``--jobs`` above 1 and ``--scheduler``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from fairdie.errors import FairdieError
 
-__all__ = ["LCOV_SUFFIXES", "add_cov_option", "covering"]
+__all__ = ["LCOV_SUFFIXES", "add_cov_option", "check_cov", "cov_kind", "covering"]
 
 #: suffixes that make ``--cov`` write LCOV rather than a coverage file
 LCOV_SUFFIXES = (".info", ".lcov")
@@ -36,16 +38,25 @@ def add_cov_option(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _check(a: argparse.Namespace, path: Path) -> None:
+def cov_kind(path: Path) -> str:
+    """What ``--cov path`` writes: "lcov" or "json" (a coverage file)."""
+    return "lcov" if path.suffix in LCOV_SUFFIXES else "json"
+
+
+def check_cov(a: argparse.Namespace) -> None:
+    """Refuse a bad ``--cov`` (one line) before anything is run or written;
+    :func:`covering` asks it too, so a command asks it itself only to check
+    it before an output of its own is made (a report folder)."""
+    path: Path | None = getattr(a, "cov", None)
+    if path is None:
+        return
     if getattr(a, "jobs", 1) > 1 or getattr(a, "scheduler", None):
         raise FairdieError(
             "--cov sees the chips of this process only: give --jobs 1, no --scheduler"
         )
-    folder = path.parent
-    if not folder.is_dir():
-        raise FairdieError(f"--cov {path}: no folder {folder}")
-    if path.is_dir():
-        raise FairdieError(f"--cov {path}: a folder, not a file")
+    from fairdie.coverage import check_output
+
+    check_output(cov_kind(path), path, "--cov", force=getattr(a, "force", False))
 
 
 @contextmanager
@@ -55,16 +66,17 @@ def covering(a: argparse.Namespace) -> Iterator[None]:
     if path is None:
         yield
         return
-    _check(a, path)
+    check_cov(a)
     from fairdie.sim import record_chips
 
     with record_chips() as rec:
         yield
         covset = rec.coverage_set()
-    if path.suffix in LCOV_SUFFIXES:
+    force = getattr(a, "force", False)
+    if cov_kind(path) == "lcov":
         from fairdie.coverage import write_lcov
 
-        write_lcov(covset, path)
+        write_lcov(covset, path, what="--cov", force=force)
     else:
-        covset.save(path)
+        covset.save(path, what="--cov", force=force)
     print(f"coverage: {path} ({len(covset)} firmware)", file=sys.stderr)

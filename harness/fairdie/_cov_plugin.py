@@ -6,6 +6,8 @@ Options (loaded with :mod:`fairdie.plugin`):
   the session makes and write it: ``lcov:PATH`` an LCOV tracefile,
   ``xml:PATH`` Cobertura XML, ``html:DIR`` the HTML view, ``json:PATH`` the
   counts themselves (a coverage file for ``fairdie cov merge`` and ``report``).
+  Each replaces only what fairdie wrote, checked before collection, as the
+  commands' outputs do; ``--fairdie-cov-force`` lets them replace anything.
 - ``--fairdie-cov-fail-under=N``: fail the session when the line coverage of
   all firmwares together is below N percent (it records coverage too).
 
@@ -50,6 +52,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         " html:DIR or json:PATH (repeatable)",
     )
     group.addoption(
+        "--fairdie-cov-force",
+        action="store_true",
+        dest="fairdie_cov_force",
+        help="write the coverage outputs even over files (or into folders) fairdie did not write",
+    )
+    group.addoption(
         "--fairdie-cov-fail-under",
         dest="fairdie_cov_fail_under",
         default=None,
@@ -58,7 +66,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _outputs(specs: list[str], here: Path) -> list[tuple[str, Path]]:
+def _outputs(specs: list[str], here: Path, force: bool) -> list[tuple[str, Path]]:
+    """The outputs asked for, each checked before any test runs as the
+    commands check theirs (:func:`fairdie.coverage.check_output`): a file
+    only over one fairdie wrote, a folder claimed (files first: a refused
+    one claims none)."""
     out = []
     for spec in specs:
         kind, sep, path = spec.partition(":")
@@ -66,10 +78,22 @@ def _outputs(specs: list[str], here: Path) -> list[tuple[str, Path]]:
             raise pytest.UsageError(
                 f"fairdie: --fairdie-cov={spec}: give KIND:PATH, KIND one of {', '.join(_KINDS)}"
             )
-        where = here / Path(path).expanduser()
-        if kind != "html" and not where.parent.is_dir():  # checked before any test runs
-            raise pytest.UsageError(f"fairdie: --fairdie-cov={spec}: no folder {where.parent}")
-        out.append((kind, where))
+        out.append((kind, here / Path(path).expanduser()))
+    if out:
+        from fairdie.coverage import check_output
+        from fairdie.errors import FairdieError
+
+        try:
+            for kind, where in sorted(out, key=lambda o: o[0] == "html"):
+                check_output(
+                    kind,
+                    where,
+                    f"--fairdie-cov={kind}:",
+                    force=force,
+                    force_option="--fairdie-cov-force",
+                )
+        except FairdieError as e:
+            raise pytest.UsageError(f"fairdie: {e}") from None
     return out
 
 
@@ -87,10 +111,12 @@ def _percent(text: str | None) -> float | None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    outputs = _outputs(config.getoption("fairdie_cov"), config.invocation_params.dir)
+    force = bool(config.getoption("fairdie_cov_force"))
+    outputs = _outputs(config.getoption("fairdie_cov"), config.invocation_params.dir, force)
     fail_under = _percent(config.getoption("fairdie_cov_fail_under"))
     if outputs or fail_under is not None:
-        config.pluginmanager.register(_Session(config, outputs, fail_under), "fairdie-cov-session")
+        session = _Session(config, outputs, fail_under, force)
+        config.pluginmanager.register(session, "fairdie-cov-session")
 
 
 def _from_json(text: str) -> CoverageSet:
@@ -103,7 +129,11 @@ class _Session:
     """One session's recording: started at configure, written at the end."""
 
     def __init__(
-        self, config: pytest.Config, outputs: list[tuple[str, Path]], fail_under: float | None
+        self,
+        config: pytest.Config,
+        outputs: list[tuple[str, Path]],
+        fail_under: float | None,
+        force: bool,
     ) -> None:
         from fairdie.coverage import CoverageSet
         from fairdie.sim import record_chips
@@ -111,6 +141,7 @@ class _Session:
         self.config = config
         self.outputs = outputs
         self.fail_under = fail_under
+        self.force = force
         self.workers = CoverageSet()
         self._block: AbstractContextManager[ChipRecorder] = record_chips()
         self.recorder = self._block.__enter__()
@@ -151,11 +182,12 @@ class _Session:
         try:
             report = analyse(covset)
             for kind, path in self.outputs:
+                what = f"--fairdie-cov={kind}:"
                 if kind == "json":
-                    covset.save(path)
+                    covset.save(path, what=what, force=self.force)
                 else:
                     {"lcov": write_lcov, "xml": write_cobertura, "html": write_html}[kind](
-                        report, path
+                        report, path, what=what, force=self.force
                     )
             summaries = summarise(report)
         except FairdieError as e:

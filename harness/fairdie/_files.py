@@ -106,12 +106,17 @@ def _writable_place(path: Path, what: str) -> None:
 
 
 def check_output_file(
-    path: Path, what: str, *, ours: Callable[[bytes], bool], force: bool = False
+    path: Path,
+    what: str,
+    *,
+    ours: Callable[[bytes], bool],
+    force: bool = False,
+    force_option: str = "--force",
 ) -> Path:
     """``path`` if a file may be written there: its folder exists and is
     writable, and what is there now is nothing, empty, or a file ``ours``
     recognises from its first 4 KiB (unless ``force``). ``what`` is the
-    option that named it (``--vcd``)."""
+    option that named it (``--vcd``), ``force_option`` the one that forces."""
     try:
         st = path.stat()
     except FileNotFoundError:
@@ -135,15 +140,18 @@ def check_output_file(
         if not ours(head):
             raise FairdieError(
                 f"{what} {path}: holds a file fairdie did not write;"
-                " not replaced (give --force to replace it)"
+                f" not replaced (give {force_option} to replace it)"
             )
     return path
 
 
-def claim_folder(folder: Path, what: str, *, force: bool = False) -> Path:
+def claim_folder(
+    folder: Path, what: str, *, force: bool = False, force_option: str = "--force"
+) -> Path:
     """``folder``, made if new and marked as fairdie's (:data:`MARKER`), if
     fairdie may write there: it is new, empty, or marked already (else refused
-    unless ``force``). ``what`` is the option that named it (``--report``)."""
+    unless ``force``). ``what`` is the option that named it (``--report``),
+    ``force_option`` the one that forces."""
     try:
         st = folder.stat()
     except FileNotFoundError:
@@ -161,7 +169,7 @@ def claim_folder(folder: Path, what: str, *, force: bool = False) -> Path:
             shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
             raise FairdieError(
                 f"{what} {folder}: holds files fairdie did not write ({shown});"
-                " nothing written (give --force to write there)"
+                f" nothing written (give {force_option} to write there)"
             )
         if not os.access(folder, os.W_OK | os.X_OK):
             raise FairdieError(f"{what} {folder}: not writable")

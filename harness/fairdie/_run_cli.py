@@ -31,6 +31,7 @@ from fairdie._cmdline import (
     Parser,
     Terminated,
     add_cov_option,
+    add_force_option,
     covering,
     int_in,
     parse,
@@ -93,6 +94,7 @@ def run_parser(
     p.add_argument("--seed", type=SEED, metavar="N", help="default 0")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_cov_option(p)
+    add_force_option(p)
     return p
 
 

@@ -141,7 +141,6 @@ def trace_main(argv: list[str]) -> int:
     """``fairdie trace FIRMWARE --vcd FILE [the options of fairdie run]``:
     run exactly as ``fairdie run`` does, then write the run as a VCD file.
     The exit status is ``fairdie run``'s."""
-    from fairdie._cmdline import add_force_option
     from fairdie._run_cli import run_command, run_parser
 
     p = run_parser(
@@ -151,7 +150,6 @@ def trace_main(argv: list[str]) -> int:
         " and its mode, EEPROM writes, ADC conversions, power.",
     )
     p.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD file to write")
-    add_force_option(p)
     replay = shlex.join(["fairdie", "trace", *argv])
 
     def check(a: argparse.Namespace) -> None:

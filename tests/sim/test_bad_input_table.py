@@ -4,12 +4,13 @@ file changed in the folder it runs in (the named outputs included: a refused
 run writes nothing).
 
 The rows are made, not listed: each kind of input file (firmware, EEPROM
-image, board, scenario, noise recording, build target) goes through every
-option of every command that reads it, as missing, empty, truncated, binary
-garbage, for another MCU, huge, a FIFO and a device; each output (a VCD, a
-report or plot folder, the build cache) goes to a path that holds the user's
-own file, a folder of the user's, or that cannot be one; each command's
-numbers go out of their range. The CLI runs in this process
+image, board, scenario, noise recording, build target, coverage file) goes
+through every option of every command that reads it, as missing, empty,
+truncated, binary garbage, for another MCU, huge, a FIFO and a device; each
+output (a VCD, a coverage file, LCOV or XML, a report, plot or HTML folder,
+the build cache) goes to a path that holds the user's own file, a folder of
+the user's, or that cannot be one; each command's numbers go out of their
+range. The CLI runs in this process
 (``fairdie.cli.main``): a Python error would fail a row with its traceback.
 """
 
@@ -21,6 +22,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,6 +49,21 @@ def die() -> Build:
 @cache
 def m328p() -> Build:
     return build(M328P)
+
+
+@cache
+def coverage() -> bytes:
+    """A coverage file as ``fairdie press --count 1 --cov`` writes it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp, "one.json")
+        r = subprocess.run(
+            [str(FAIRDIE), "press", "--count", "1", "--cov", str(out)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert r.returncode == 0, r.stderr
+        return out.read_bytes()
 
 
 # ---- what an input file is when it is good, and when it is for another MCU ---------
@@ -115,6 +132,7 @@ ROLES = {
             _mid_string,
         ),
         Role("scenario", lambda: SCENARIO.read_bytes(), None, MIB, cut=_mid_string),
+        Role("coverage", coverage, None, 256 * MIB),
         Role("recording", lambda: b"mv\n1200\n1300\n", None, 16 * MIB, cut=lambda b: 1),
         Role(
             "target",
@@ -200,6 +218,8 @@ USES: list[tuple[str, str, list[str]]] = [
     ("recording", "lab campaign", ["lab", "campaign", "--presses", "3", "--noise", "trace:{f}"]),
     ("recording", "verify", ["verify", "--board", "die-direct", "--noise", "trace:{f}"]),
     ("target", "build", ["build", "--target", "{tmp}/fw", "--cache-dir", "{tmp}/cache"]),
+    ("coverage", "cov report", ["cov", "report", "{f}"]),
+    ("coverage", "cov merge", ["cov", "merge", "-o", "{tmp}/merged.json", "{f}"]),
 ]
 
 
@@ -299,7 +319,8 @@ def test_a_bad_input_file(capsys, here: Path, role: str, command: str, kind: str
 
 # ---- outputs: a path holding what fairdie did not write --------------------------------
 
-#: (command, argv with {o} the output), the option's kind of output
+COV = "{here}/good.json"  # a good coverage file to report or merge
+#: (command, the option's kind of output, argv with {o} the output)
 OUTPUTS: list[tuple[str, str, list[str]]] = [
     (
         "trace",
@@ -310,6 +331,16 @@ OUTPUTS: list[tuple[str, str, list[str]]] = [
     ("verify", "folder", ["verify", "--board", "die-direct", "--report", "{o}"]),
     ("lab campaign", "folder", ["lab", "campaign", "--presses", "3", "--plot", "{o}"]),
     ("build", "folder", ["build", "--target", "die_t13a", "--cache-dir", "{o}"]),
+    ("press --cov", "file", ["press", "--count", "1000000", "--cov", "{o}"]),
+    (  # refused before the report's folder is made
+        "verify --cov",
+        "file",
+        ["verify", "--board", "die-direct", "--report", "{here}/view", "--cov", "{o}"],
+    ),
+    ("cov merge", "file", ["cov", "merge", "-o", "{o}", COV]),
+    ("cov report --lcov", "file", ["cov", "report", COV, "--lcov", "{o}"]),
+    ("cov report --xml", "file", ["cov", "report", COV, "--xml", "{o}"]),
+    ("cov report --html", "folder", ["cov", "report", COV, "--html", "{o}"]),
 ]
 #: each kind of bad output path, and what its line must say
 PLACES = {
@@ -349,7 +380,9 @@ def test_a_bad_output_path(capsys, here: Path, command: str, place: str) -> None
     else:
         out = here / "pipe"
         os.mkfifo(out)
-    line = refused(capsys, here, [a.format(o=out) for a in argv])
+    if COV in argv:
+        (here / "good.json").write_bytes(coverage())
+    line = refused(capsys, here, [a.format(o=out, here=here) for a in argv])
     assert PLACES[place] in line and (out.name in line or str(out.parent) in line), line
 
 

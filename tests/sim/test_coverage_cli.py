@@ -60,8 +60,8 @@ def test_verify_records_its_chips(capsys: pytest.CaptureFixture[str], tmp_path: 
     ("args", "message"),
     [
         (["verify", "--jobs", "2"], "--cov sees the chips of this process only"),
-        (["press"], "no folder"),
-        (["run", "die_t13a", "--board", "die-direct"], "no folder"),
+        (["press"], "no such directory"),
+        (["run", "die_t13a", "--board", "die-direct"], "no such directory"),
     ],
 )
 def test_bad_cov_is_one_line_and_exit_2(
@@ -88,3 +88,35 @@ def test_cov_merges_and_reports_what_commands_wrote(
     rc, out, _ = run(capsys, "cov", "report", str(merged), "--lcov", str(tmp_path / "m.info"))
     assert rc == 0 and "die_t13a/main.c" in out
     assert (tmp_path / "m.info").read_text().startswith("TN:")
+
+
+def test_outputs_fairdie_wrote_are_written_again_and_force_writes_over_the_users(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Each output is told from the user's file by its first bytes (or a
+    folder by its marker); run twice, every one is replaced; --force
+    replaces the user's."""
+    cov = tmp_path / "c.json"
+    info, xml, view, merged = (tmp_path / n for n in ("c.info", "c.xml", "view", "m.json"))
+    for _ in range(2):
+        assert run(capsys, "press", "--count", "1", "--cov", str(cov))[0] == 0
+        assert run(capsys, "run", "die_t13a", "--board", "die-direct", "--cov", str(info))[0] == 0
+        assert run(capsys, "cov", "merge", "-o", str(merged), str(cov))[0] == 0
+        outs = ["--lcov", str(info), "--xml", str(xml), "--html", str(view)]
+        rc, _, err = run(capsys, "cov", "report", str(merged), *outs)
+        assert rc == 0, err
+    assert xml.read_text().startswith("<?xml") and (view / "index.html").is_file()
+    for argv in (
+        ["cov", "report", str(cov), "--xml", "{o}"],
+        ["cov", "merge", "-o", "{o}", str(cov)],
+        ["run", "die_t13a", "--board", "die-direct", "--cov", "{o}.info"],
+    ):
+        theirs = tmp_path / "theirs"
+        for p in (theirs, tmp_path / "theirs.info"):
+            p.write_text("TN:\nSF:the user's own\n")
+        args = [a.format(o=theirs) for a in argv]
+        rc, _, err = run(capsys, *args)
+        assert rc == 2 and "fairdie did not write" in err, err
+        rc, _, err = run(capsys, *args, "--force")
+        assert rc == 0, err
+        assert "the user's own" not in Path(args[-1] if "{o}" in argv[-1] else theirs).read_text()

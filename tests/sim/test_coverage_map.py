@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from fairdie._files import MARKER
 from fairdie.coverage import (
     Coverage,
     CoverageError,
@@ -265,8 +266,9 @@ def test_html_view_marks_counts_and_untaken_branches(cov_c: Any, tmp_path: Path)
     cov = coverage_of(cov_c, dict.fromkeys(span(cov_c, "decide"), 3), {cpse: (3, 0)})
     out = tmp_path / "view"
     write_html(CoverageSet([cov]), out)
-    pages = {p.name: p.read_text() for p in out.iterdir()}
+    pages = {p.name: p.read_text() for p in out.iterdir() if p.suffix == ".html"}
     assert "index.html" in pages and len(pages) == 4  # index + 3 source files
+    assert (out / MARKER).is_file()  # fairdie's folder: written again, not refused
     (main,) = [t for n, t in pages.items() if n.endswith("main.c.html")]
     cond = line_of(TEST_FIRMWARE / "cov_c" / "main.c", "if (mode == 0)")
     row = main.split(f'id="L{cond}"')[1].split("</tr>")[0]
@@ -309,4 +311,4 @@ def test_cli_unwritable_output_is_one_line(
     for option, target in (("--lcov", "no/such/dir/x.info"), ("--html", "file")):
         assert cov_main(["report", str(saved), option, str(tmp_path / target)]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("fairdie: error: cannot ")
+        assert err.count("\n") == 1 and err.startswith(f"fairdie: error: {option} ")

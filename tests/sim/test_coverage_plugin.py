@@ -106,3 +106,35 @@ def test_without_the_option_no_chip_records(pytester: pytest.Pytester) -> None:
     r = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-n", "0")
     assert r.ret == 0
     assert "fairdie firmware coverage" not in r.stdout.str()
+
+
+@pytest.mark.parametrize("kind", ["json", "lcov", "xml", "html"])
+def test_an_output_over_the_users_own_is_refused_before_any_test(
+    pytester: pytest.Pytester, kind: str
+) -> None:
+    """The commands' guard: a file only over one fairdie wrote, a folder only
+    if fairdie's; a refused file claims no folder asked for beside it."""
+    theirs = pytester.path / "theirs"
+    if kind == "html":
+        theirs.mkdir()
+        (theirs / "index.html").write_text("<p>the user's own page</p>\n")
+    else:
+        theirs.write_text("the user's own\n")
+    before = {p.name for p in pytester.path.rglob("*")}
+    extra = [] if kind == "html" else ["--fairdie-cov=html:view"]
+    r = _run(pytester, "-n", "0", f"--fairdie-cov={kind}:theirs", *extra)
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "fairdie did not write" in r.stderr.str() and "--fairdie-cov-force" in r.stderr.str()
+    assert "passed" not in r.stdout.str()
+    assert {p.name for p in pytester.path.rglob("*")} == before | {"test_cov.py"}
+    r = _run(pytester, "-n", "0", f"--fairdie-cov={kind}:theirs", "--fairdie-cov-force")
+    assert r.ret == 0, r.stdout.str() + r.stderr.str()
+    assert "the user's own" not in (theirs / "index.html" if kind == "html" else theirs).read_text()
+
+
+def test_outputs_fairdie_wrote_are_written_again(pytester: pytest.Pytester) -> None:
+    outs = ["--fairdie-cov=json:c.json", "--fairdie-cov=lcov:c.info", "--fairdie-cov=xml:c.xml"]
+    for _ in range(2):
+        r = _run(pytester, "-n", "0", *outs, "--fairdie-cov=html:view")
+        assert r.ret == 0, r.stdout.str() + r.stderr.str()
+    assert len(CoverageSet.load(pytester.path / "c.json")) == 4

@@ -114,5 +114,5 @@ def test_bad_files_fail_in_one_line(tmp_path: Path, text: str, says: str) -> Non
 
 
 def test_missing_file_is_one_line(tmp_path: Path) -> None:
-    with pytest.raises(CoverageError, match="cannot read"):
+    with pytest.raises(CoverageError, match="no such coverage file"):
         CoverageSet.load(tmp_path / "none.json")

@@ -7,6 +7,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
+from fairdie._files import MARKER
 from fairdie.coverage import (
     Branch,
     FileReport,
@@ -116,9 +119,37 @@ def test_cobertura_figures(tmp_path: Path) -> None:
 def test_html_without_the_source_lists_lines_by_number(tmp_path: Path) -> None:
     write_html(sample(), tmp_path / "v")
     pages = sorted(p.name for p in (tmp_path / "v").iterdir())
-    assert pages == ["f000-main.c.html", "f001-x.S.html", "index.html"]
+    assert pages == [MARKER, "f000-main.c.html", "f001-x.S.html", "index.html"]
     main = (tmp_path / "v" / "f000-main.c.html").read_text()
     assert "not found" in main
     assert "0x0010: never fell through" in main and "0x0014: never ran" in main
     index = (tmp_path / "v" / "index.html").read_text()
     assert "__do_clear_bss" in index and "0x001c-0x002f" in index
+
+
+def test_each_output_is_told_from_the_others_and_the_users_by_its_first_bytes(
+    tmp_path: Path,
+) -> None:
+    from fairdie.coverage import CoverageSet, check_output
+    from fairdie.errors import FairdieError
+
+    written = {"lcov": tmp_path / "c.info", "xml": tmp_path / "c.xml", "json": tmp_path / "c.j"}
+    write_lcov(sample(), written["lcov"])
+    write_cobertura(sample(), written["xml"])
+    CoverageSet().save(written["json"])
+    theirs = tmp_path / "theirs"
+    for kind, path in written.items():
+        check_output(kind, path, "--x")  # fairdie's own: may be written again
+        for other in set(written) - {kind}:
+            theirs.write_bytes(path.read_bytes())  # fairdie's, but another format
+            with pytest.raises(FairdieError, match="fairdie did not write"):
+                check_output(other, theirs, "--x")
+    # what other tools write in the same formats is the user's
+    for kind, text in (
+        ("lcov", "TN:\nSF:a.c\nDA:1,1\nend_of_record\n"),
+        ("xml", '<?xml version="1.0" ?>\n<coverage version="7.4" line-rate="1">'),
+        ("json", '{"meta": {"format": 2}, "files": {}}'),
+    ):
+        theirs.write_text(text)
+        with pytest.raises(FairdieError, match="fairdie did not write"):
+            check_output(kind, theirs, "--x")

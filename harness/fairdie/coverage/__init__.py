@@ -8,7 +8,8 @@ into an LCOV tracefile, Cobertura XML and a self-contained HTML folder.
 
 Each writer takes a :class:`CoverageSet` (or a :class:`Report` already
 analysed) and, optionally, ``sources``: folders to find source files in
-besides the working directory and the firmware targets.
+besides the working directory and the firmware targets. A writer replaces
+only what fairdie wrote (:func:`check_output`) unless given ``force``.
 """
 
 from __future__ import annotations
@@ -16,10 +17,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from fairdie.coverage._cobertura import cobertura_text
-from fairdie.coverage._data import FORMAT_VERSION, Coverage, CoverageError, CoverageSet, write_text
+from fairdie._files import check_output_file, claim_folder
+from fairdie.coverage._cobertura import cobertura_text, is_our_cobertura
+from fairdie.coverage._data import (
+    FORMAT_VERSION,
+    MAX_COVERAGE_FILE,
+    Coverage,
+    CoverageError,
+    CoverageSet,
+    is_our_json,
+    write_text,
+)
 from fairdie.coverage._html import html_pages
-from fairdie.coverage._lcov import lcov_text
+from fairdie.coverage._lcov import is_our_lcov, lcov_text
 from fairdie.coverage._report import (
     Branch,
     FileReport,
@@ -34,6 +44,8 @@ from fairdie.coverage._report import (
 
 __all__ = [
     "FORMAT_VERSION",
+    "MAX_COVERAGE_FILE",
+    "OUTPUT_KINDS",
     "Branch",
     "Coverage",
     "CoverageError",
@@ -44,6 +56,7 @@ __all__ = [
     "RegionReport",
     "Report",
     "analyse",
+    "check_output",
     "format_summary",
     "summarise",
     "write_cobertura",
@@ -52,27 +65,64 @@ __all__ = [
 ]
 
 
+#: each kind of coverage output: a file recognised by its first bytes, or a folder
+_OURS = {"lcov": is_our_lcov, "xml": is_our_cobertura, "json": is_our_json, "html": None}
+OUTPUT_KINDS = tuple(_OURS)
+
+
+def check_output(
+    kind: str, path: Path, what: str, *, force: bool = False, force_option: str = "--force"
+) -> Path:
+    """``path`` if a ``kind`` output (one of :data:`OUTPUT_KINDS`) may be
+    written there: a file only over nothing or one fairdie wrote in that
+    format; the ``html`` folder is claimed (:func:`fairdie._files.claim_folder`:
+    made and marked). Else one line, unless ``force``. ``what`` is the option,
+    ``force_option`` the one that forces."""
+    ours = _OURS[kind]
+    if ours is None:
+        return claim_folder(Path(path), what, force=force, force_option=force_option)
+    return check_output_file(Path(path), what, ours=ours, force=force, force_option=force_option)
+
+
 def _report(covset: CoverageSet | Report, sources: Sequence[Path]) -> Report:
     return covset if isinstance(covset, Report) else analyse(covset, sources)
 
 
-def write_lcov(covset: CoverageSet | Report, path: Path, sources: Sequence[Path] = ()) -> None:
+def write_lcov(
+    covset: CoverageSet | Report,
+    path: Path,
+    sources: Sequence[Path] = (),
+    *,
+    what: str = "LCOV file",
+    force: bool = False,
+) -> None:
     """An LCOV tracefile at ``path``."""
-    write_text(path, lcov_text(_report(covset, sources)))
+    write_text(path, lcov_text(_report(covset, sources)), what, ours=is_our_lcov, force=force)
 
 
-def write_cobertura(covset: CoverageSet | Report, path: Path, sources: Sequence[Path] = ()) -> None:
+def write_cobertura(
+    covset: CoverageSet | Report,
+    path: Path,
+    sources: Sequence[Path] = (),
+    *,
+    what: str = "Cobertura XML",
+    force: bool = False,
+) -> None:
     """Cobertura XML at ``path``, file names relative to the working directory."""
-    write_text(path, cobertura_text(_report(covset, sources)))
+    text = cobertura_text(_report(covset, sources))
+    write_text(path, text, what, ours=is_our_cobertura, force=force)
 
 
-def write_html(covset: CoverageSet | Report, dir: Path, sources: Sequence[Path] = ()) -> None:
+def write_html(
+    covset: CoverageSet | Report,
+    dir: Path,
+    sources: Sequence[Path] = (),
+    *,
+    what: str = "HTML folder",
+    force: bool = False,
+) -> None:
     """The HTML view in folder ``dir`` (made if missing): open ``index.html``."""
     pages = html_pages(_report(covset, sources))
-    folder = Path(dir)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise CoverageError(f"cannot make the folder {folder}: {e.strerror or e}") from None
+    folder = check_output("html", Path(dir), what, force=force)
     for name, text in pages.items():
-        write_text(folder / name, text)
+        write_text(folder / name, text, what, ours=None)

@@ -1,9 +1,11 @@
 """``fairdie cov``: combine coverage files and write reports from them.
 
-    fairdie cov merge -o OUT.json IN.json...
-    fairdie cov report IN.json... [--lcov PATH] [--xml PATH] [--html DIR] [--source DIR]
+    fairdie cov merge -o OUT.json IN.json... [--force]
+    fairdie cov report IN.json... [--lcov PATH] [--xml PATH] [--html DIR] [--source DIR] [--force]
 
 ``report`` prints the per-file summary and writes only the outputs it is given.
+An output replaces only what fairdie wrote, unless ``--force``; every output
+is checked before any input is read.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from fairdie.coverage import check_output
 from fairdie.coverage._data import CoverageSet
 
 __all__ = ["cov_main", "merge_files", "report"]
@@ -24,10 +27,13 @@ def _load_all(inputs: Sequence[Path]) -> CoverageSet:
     return out
 
 
-def merge_files(out: Path, inputs: Sequence[Path]) -> CoverageSet:
+def merge_files(
+    out: Path, inputs: Sequence[Path], *, what: str = "-o", force: bool = False
+) -> CoverageSet:
     """Merge coverage files into ``out`` (which may be one of them); the merged set."""
+    check_output("json", Path(out), what, force=force)
     merged = _load_all(inputs)
-    merged.save(Path(out))
+    merged.save(Path(out), what=what, force=force)
     return merged
 
 
@@ -38,6 +44,7 @@ def report(
     xml: Path | None = None,
     html: Path | None = None,
     sources: Sequence[Path] = (),
+    force: bool = False,
 ) -> str:
     """Write the reports asked for from one or more coverage files; the summary table."""
     from fairdie.coverage import (
@@ -49,25 +56,33 @@ def report(
         write_lcov,
     )
 
+    files = [("--lcov", "lcov", lcov), ("--xml", "xml", xml)]
+    for what, kind, path in files:  # the files first: a refused one claims no folder
+        if path is not None:
+            check_output(kind, Path(path), what, force=force)
     inputs = [input] if isinstance(input, str | Path) else list(input)
-    rep = analyse(_load_all(inputs), sources)
-    if lcov is not None:
-        write_lcov(rep, lcov)
-    if xml is not None:
-        write_cobertura(rep, xml)
+    covset = _load_all(inputs)
     if html is not None:
-        write_html(rep, html)
+        check_output("html", Path(html), "--html", force=force)
+    rep = analyse(covset, sources)
+    if lcov is not None:
+        write_lcov(rep, lcov, what="--lcov", force=force)
+    if xml is not None:
+        write_cobertura(rep, xml, what="--xml", force=force)
+    if html is not None:
+        write_html(rep, html, what="--html", force=force)
     return format_summary(summarise(rep))
 
 
 def _parser() -> argparse.ArgumentParser:
-    from fairdie._cmdline import Parser
+    from fairdie._cmdline import Parser, add_force_option
 
     p = Parser(prog="fairdie cov", description="Combine firmware coverage files; report them.")
     sub = p.add_subparsers(dest="what", required=True, metavar="{merge,report}")
     m = sub.add_parser("merge", help="sum coverage files into one")
     m.add_argument("-o", "--output", type=Path, required=True, help="the merged file")
     m.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="coverage files")
+    add_force_option(m)
     r = sub.add_parser("report", help="summary, and LCOV, Cobertura XML or HTML")
     r.add_argument("inputs", type=Path, nargs="+", metavar="IN", help="coverage files")
     r.add_argument("--lcov", type=Path, metavar="PATH", help="write an LCOV tracefile")
@@ -81,15 +96,16 @@ def _parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder to find source files in (repeatable)",
     )
+    add_force_option(r)
     return p
 
 
 def _run(a: argparse.Namespace) -> int:
     if a.what == "merge":
-        merged = merge_files(a.output, a.inputs)
+        merged = merge_files(a.output, a.inputs, force=a.force)
         print(f"{a.output}: {len(merged)} firmware(s) from {len(a.inputs)} file(s)")
         return 0
-    print(report(a.inputs, lcov=a.lcov, xml=a.xml, html=a.html, sources=a.source))
+    print(report(a.inputs, lcov=a.lcov, xml=a.xml, html=a.html, sources=a.source, force=a.force))
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path, PurePosixPath
@@ -10,9 +11,17 @@ from pathlib import Path, PurePosixPath
 from fairdie import __version__
 from fairdie.coverage._report import FileReport, FileSummary, Report, file_summary
 
-__all__ = ["cobertura_text"]
+__all__ = ["cobertura_text", "is_our_cobertura"]
 
 DOCTYPE = '<!DOCTYPE coverage SYSTEM "http://cobertura.sourceforge.net/xml/coverage-04.dtd">'
+_HEADER = f'<?xml version="1.0" encoding="UTF-8"?>\n{DOCTYPE}\n'
+#: how :func:`cobertura_text` begins: its header, then a root that names fairdie
+_OURS = re.compile(re.escape(_HEADER.encode()) + rb'<coverage [^>]*\bversion="fairdie ')
+
+
+def is_our_cobertura(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) begins Cobertura XML fairdie wrote."""
+    return _OURS.match(head) is not None
 
 
 def _rate(hit: int, found: int) -> str:
@@ -81,7 +90,7 @@ def cobertura_text(report: Report, root: Path | None = None) -> str:
             _class(classes, report.files[i], sums[i], base)
     ET.indent(top)
     body = ET.tostring(top, encoding="unicode")
-    return f'<?xml version="1.0" encoding="UTF-8"?>\n{DOCTYPE}\n{body}\n'
+    return f"{_HEADER}{body}\n"
 
 
 def _class(parent: ET.Element, fr: FileReport, s: FileSummary, base: Path) -> None:

@@ -12,30 +12,59 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from fairdie._files import check_output_file, read_input
 from fairdie.errors import FairdieError
 
-__all__ = ["FORMAT_VERSION", "Coverage", "CoverageError", "CoverageSet", "write_text"]
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_COVERAGE_FILE",
+    "Coverage",
+    "CoverageError",
+    "CoverageSet",
+    "is_our_json",
+    "write_text",
+]
 
 FORMAT_VERSION = 1  #: the value of the "fairdie-coverage" key of a saved set
+MAX_COVERAGE_FILE = 256 << 20  #: the most bytes a coverage file may have
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+#: how a saved set begins: its keys are sorted, and "fairdie-coverage" comes first
+_OUR_JSON = re.compile(rb'\A\s*\{\s*"fairdie-coverage"\s*:')
+
+
+def is_our_json(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) begins a coverage file fairdie saved."""
+    return _OUR_JSON.match(head) is not None
 
 
 class CoverageError(FairdieError):
     """A coverage file or record is missing, malformed or inconsistent."""
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write an output the user named; :class:`CoverageError` (one line) if it cannot be."""
+def write_text(
+    path: Path,
+    text: str,
+    what: str,
+    *,
+    ours: Callable[[bytes], bool] | None,
+    force: bool = False,
+) -> None:
+    """Write an output the user named, only over a file ``ours`` recognises
+    (:func:`fairdie._files.check_output_file`; None: a file in a folder
+    fairdie claimed); one line if it cannot be. ``what`` names the output."""
+    path = Path(path)
+    if ours is not None:
+        check_output_file(path, what, ours=ours, force=force)
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     except OSError as e:
-        raise CoverageError(f"cannot write {path}: {e.strerror or e}") from None
+        raise CoverageError(f"{what} {path}: cannot write: {e.strerror or e}") from None
 
 
 def _count(v: object) -> bool:
@@ -179,18 +208,16 @@ class CoverageSet:
     def to_json(self) -> dict[str, Any]:
         return {"fairdie-coverage": FORMAT_VERSION, "firmwares": [c.to_json() for c in self]}
 
-    def save(self, path: Path) -> None:
-        """Write the set as JSON (sorted keys, so equal sets make equal files)."""
+    def save(self, path: Path, *, what: str = "coverage file", force: bool = False) -> None:
+        """Write the set as JSON (sorted keys, so equal sets make equal files),
+        only over a coverage file unless ``force``."""
         text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
-        write_text(path, text + "\n")
+        write_text(path, text + "\n", what, ours=is_our_json, force=force)
 
     @classmethod
     def load(cls, path: Path) -> CoverageSet:
         """The set :meth:`save` wrote; :class:`CoverageError` (one line) for a bad file."""
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as e:
-            raise CoverageError(f"cannot read coverage file {path}: {e.strerror}") from None
+        raw = read_input(Path(path), "coverage file", CoverageError, limit=MAX_COVERAGE_FILE)
         try:
             d = json.loads(raw)
         except (ValueError, UnicodeDecodeError):

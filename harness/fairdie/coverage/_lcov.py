@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 from fairdie.coverage._report import Report, file_summary
 
-__all__ = ["lcov_text"]
+__all__ = ["is_our_lcov", "lcov_text"]
+
+#: how a tracefile :func:`lcov_text` wrote begins: a test name, a source
+#: file, then its functions (or their count, for none)
+_OUR_LCOV = re.compile(rb"\ATN:[^\n]*\nSF:[^\n]*\nFNF?:")
+
+
+def is_our_lcov(head: bytes) -> bool:
+    """Whether ``head`` (a file's first bytes) begins an LCOV tracefile as fairdie writes one."""
+    return _OUR_LCOV.match(head) is not None
 
 
 def _name(symbol: str) -> str:

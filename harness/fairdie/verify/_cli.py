@@ -31,6 +31,7 @@ from fairdie._cmdline import (
     add_cov_option,
     add_force_option,
     add_spread_options,
+    check_cov,
     covering,
     progress_bar,
     stopped,
@@ -184,6 +185,7 @@ def verify_main(argv: list[str]) -> int:
 
     try:
         if args.report is not None:
+            check_cov(args)  # before the report's folder is made
             check_report_folder(args.report, force=args.force)
         with covering(args):
             verdict = verify(
