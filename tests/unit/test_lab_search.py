@@ -209,7 +209,10 @@ def test_simulate_option(capsys: pytest.CaptureFixture[str]) -> None:
             ["--values", "3", "--samples", "5", "--entropy", "0.5", "--simulate", "1"],
             "1 is out of range (2..",
         ),
-        (["--values", "3", "--samples", "5", "--entropy", "0.5", "--seed", "s"], "not a whole number"),
+        (
+            ["--values", "3", "--samples", "5", "--entropy", "0.5", "--seed", "s"],
+            "not a whole number",
+        ),
         (["--values", "3", "--samples", "5"], "--entropy"),
         (["--values", "3", "--samples", "5", "--entropy", "0.5", "--bogus"], "unrecognized"),
     ],
