@@ -169,26 +169,14 @@ class _Session:
         self._report(session, covset.merged(self.workers))
 
     def _report(self, session: pytest.Session, covset: CoverageSet) -> None:
-        from fairdie.coverage import (
-            analyse,
-            format_summary,
-            summarise,
-            write_cobertura,
-            write_html,
-            write_lcov,
-        )
+        from fairdie.coverage import analyse, format_summary, summarise, write_output
         from fairdie.errors import FairdieError
 
         try:
             report = analyse(covset)
             for kind, path in self.outputs:
                 what = f"--fairdie-cov={kind}:"
-                if kind == "json":
-                    covset.save(path, what=what, force=self.force)
-                else:
-                    {"lcov": write_lcov, "xml": write_cobertura, "html": write_html}[kind](
-                        report, path, what=what, force=self.force
-                    )
+                write_output(kind, covset, report, path, what=what, force=self.force)
             summaries = summarise(report)
         except FairdieError as e:
             self.lines = [f"fairdie coverage: {e}"]

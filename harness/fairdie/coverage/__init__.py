@@ -62,6 +62,7 @@ __all__ = [
     "write_cobertura",
     "write_html",
     "write_lcov",
+    "write_output",
 ]
 
 
@@ -126,3 +127,15 @@ def write_html(
     folder = check_output("html", Path(dir), what, force=force)
     for name, text in pages.items():
         write_text(folder / name, text, what, ours=None)
+
+
+def write_output(
+    kind: str, covset: CoverageSet, report: Report, path: Path, *, what: str, force: bool = False
+) -> None:
+    """Write one output of ``kind`` (one of :data:`OUTPUT_KINDS`): the counts
+    themselves (``json``), or the ``report`` of them as LCOV, XML or HTML."""
+    if kind == "json":
+        covset.save(path, what=what, force=force)
+        return
+    writer = {"lcov": write_lcov, "xml": write_cobertura, "html": write_html}[kind]
+    writer(report, path, what=what, force=force)

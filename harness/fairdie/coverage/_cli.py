@@ -47,30 +47,25 @@ def report(
     force: bool = False,
 ) -> str:
     """Write the reports asked for from one or more coverage files; the summary table."""
-    from fairdie.coverage import (
-        analyse,
-        format_summary,
-        summarise,
-        write_cobertura,
-        write_html,
-        write_lcov,
-    )
+    from fairdie.coverage import analyse, format_summary, summarise, write_output
 
-    files = [("--lcov", "lcov", lcov), ("--xml", "xml", xml)]
-    for what, kind, path in files:  # the files first: a refused one claims no folder
-        if path is not None:
-            check_output(kind, Path(path), what, force=force)
+    # (option, kind, path): the files first, so that a refused one claims no folder
+    asked = [
+        (w, k, Path(p))
+        for w, k, p in [("--lcov", "lcov", lcov), ("--xml", "xml", xml), ("--html", "html", html)]
+        if p is not None
+    ]
+    for what, kind, path in asked:
+        if kind != "html":
+            check_output(kind, path, what, force=force)
     inputs = [input] if isinstance(input, str | Path) else list(input)
     covset = _load_all(inputs)
-    if html is not None:
-        check_output("html", Path(html), "--html", force=force)
+    for what, kind, path in asked:
+        if kind == "html":
+            check_output(kind, path, what, force=force)
     rep = analyse(covset, sources)
-    if lcov is not None:
-        write_lcov(rep, lcov, what="--lcov", force=force)
-    if xml is not None:
-        write_cobertura(rep, xml, what="--xml", force=force)
-    if html is not None:
-        write_html(rep, html, what="--html", force=force)
+    for what, kind, path in asked:
+        write_output(kind, covset, rep, path, what=what, force=force)
     return format_summary(summarise(rep))
 
 
