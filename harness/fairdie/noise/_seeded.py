@@ -247,27 +247,28 @@ class Seeded:
             if served is not None and served.at < len(served.values):  # made for calls
                 return np.array(served.values[served.at :], dtype=np.float64)
         s = self._streams.get(channel)
-        if s is None:
-            return self._first_block(channel, max(1, n))
-        return self._fill(s, self.press, channel, max(1, n))
-
-    def _first_block(self, channel: int, n: int) -> Values:
-        """The first block of this press on a channel: made with those of the
-        next presses (:data:`AHEAD`) when the presses come in turn."""
+        if s is not None:
+            return self._fill(s, self.press, channel, max(1, n))
+        # the first block of this press: made ahead, or now
         press = self.press
         ahead = self._ahead.get(channel)
-        if ahead is None:
-            ahead = self._ahead[channel] = {}
-        made = ahead.pop(press, None)
+        made = None if ahead is None else ahead.pop(press, None)
         if made is None:
-            ahead.clear()
-            count = AHEAD if self._started.get(channel) == press - 1 else 1
-            presses = range(press, press + count)
-            ahead.update(zip(presses, self._first_blocks(presses, channel, n), strict=True))
-            made = ahead.pop(press)
+            made = self._make_ahead(channel, max(1, n))
         self._started[channel] = press
         self._streams[channel], block = made
         return block
+
+    def _make_ahead(self, channel: int, n: int) -> tuple[NoiseStream, Values]:
+        """This press's stream and first block on a channel, made with those
+        of the next presses (:data:`AHEAD`, kept) when the presses come in turn."""
+        press = self.press
+        ahead = self._ahead.setdefault(channel, {})
+        ahead.clear()
+        count = AHEAD if self._started.get(channel) == press - 1 else 1
+        presses = range(press, press + count)
+        ahead.update(zip(presses, self._first_blocks(presses, channel, n), strict=True))
+        return ahead.pop(press)
 
     def press_values(self, press: int, n: int, channel: int = 0) -> Values:
         """The first ``n`` values of press ``press`` on ``channel``; the model

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fairdie.board import OFF, Board, Bounce, Display, LedDecoder, load_board
-from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
+from fairdie.device import MAX_HOLD_S, Device, check_hold, lit_a_whole_window, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
 from fairdie.sim import Chip, EventKind, Firmware, PowerCycle, Trace, load_firmware
@@ -333,13 +333,14 @@ class Die(Device):
         drawn = next(self._times) if self._times is not None else None
         if hold is None:
             hold = drawn.hold if drawn is not None else 0.2
-        check_hold(hold)
+        if not 0 < hold <= MAX_HOLD_S:
+            check_hold(hold)
         if drawn is not None and self.presses and self.chip.powered:
             self.chip.run(seconds=drawn.interval)  # the person's wait before this press
         seek = getattr(self.noise, "seek", None)
         if seek is not None:  # each roll reads its own part of the noise
             seek(self.presses)
-        press = self._power_roll(hold) if self.rolls_by_power else self._button_roll(hold, bounce)
+        press = self._power_roll(hold) if self._by_power else self._button_roll(hold, bounce)
         self.presses += 1
         return press
 
