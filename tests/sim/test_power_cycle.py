@@ -158,3 +158,24 @@ def test_a_power_cycle_refuses_a_powered_chip_and_bad_steps() -> None:
     die.power_on()
     with pytest.raises(SimulationError, match="already powered"):
         die.power_cycle((10,))
+
+
+def test_a_press_reads_its_codes_from_the_trace_it_left() -> None:
+    die = Die(board="die-direct", seed=5)
+    press = die.roll()
+    codes = die.chip.adc_codes()
+    die.roll()  # the die moves on (a power-on clears the chip's trace): the press keeps its own
+    assert press.adc_codes == codes and len(codes) > 10
+    assert press.adc_codes != die.chip.adc_codes()
+
+
+def test_a_power_cycle_runs_the_steps_it_is_given_each_time() -> None:
+    ours, theirs = twins("die-direct", seed=2)
+    steps = [5000, 1000]
+    again = (7000,)
+    for k in range(3):
+        for mine in (steps, steps, again, again, (7000 + k,)):
+            fresh = list(mine)
+            assert ours.power_cycle(mine) == theirs.power_cycle(fresh)
+            steps[1] += 300  # the same list, changed in place
+    assert ours.chip.eeprom == theirs.chip.eeprom

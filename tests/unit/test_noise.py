@@ -34,6 +34,7 @@ from fairdie.noise import (
     mv_for_code,
     parse_noise,
 )
+from fairdie.noise._seeded import keyed, keyed_starts
 
 # ---- the ADC transfer function -------------------------------------------------------
 
@@ -734,3 +735,10 @@ def test_a_trace_is_a_regular_file_of_bounded_size(tmp_path: Path) -> None:
     big.write_text("code\n" + "1\n" * (_trace.MAX_TRACE_BYTES // 2))
     with pytest.raises(ValueError, match="more than the"):
         parse_noise(f"trace:{big}", seed=0, vcc_mv=3000)
+
+
+def test_keyed_starts_are_those_of_the_keyed_generators() -> None:
+    suffixes = ["0:0", "1:0", "12345:3", ""]
+    starts = keyed_starts("fairdie.noise.floating:7:", suffixes)
+    assert starts == [keyed(f"fairdie.noise.floating:7:{s}").rng for s in suffixes]
+    assert len(set(starts)) == len(starts)

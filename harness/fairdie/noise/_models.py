@@ -121,9 +121,22 @@ class Floating(Seeded):
         return self._centre(check_press(press), channel)
 
     def _centre(self, press: int, channel: int) -> float:
-        home, waves = self._shape(channel)
-        drift = sum([a * math.sin(w * press + phase) for a, w, phase in waves])
-        return clip(home + drift, self.vcc_mv)
+        return self._centres(range(press, press + 1), channel)[0]
+
+    def _centres(self, presses: range, channel: int) -> list[float]:
+        """:meth:`centre` of each press: home plus the three waves' drift,
+        clipped to 0..vcc."""
+        home, ((a0, w0, p0), (a1, w1, p1), (a2, w2, p2)) = self._shape(channel)
+        vcc, sin = self.vcc_mv, math.sin
+        # the drift summed from 0.0, left to right (as sum() did it)
+        return [
+            clip(
+                home
+                + (((0.0 + a0 * sin(w0 * k + p0)) + a1 * sin(w1 * k + p1)) + a2 * sin(w2 * k + p2)),
+                vcc,
+            )
+            for k in presses
+        ]
 
     def _target(self, press: int, channel: int) -> float:
         """The centre the walk reverts to in press ``press``."""
@@ -141,8 +154,13 @@ class Floating(Seeded):
         self, presses: range, channel: int, n: int
     ) -> list[tuple[NoiseStream, Values]]:
         # the same as press by press (_begin, then _fill), in one pass: rows of one array
-        targets = [self._target(k, channel) for k in presses]
-        streams = [keyed(self._key(k, channel), t) for k, t in zip(presses, targets, strict=True)]
+        cache = self._targets
+        if len(cache) + len(presses) > 4 * AHEAD:
+            cache.clear()
+        targets = self._centres(presses, channel)
+        cache.update(zip([(k, channel) for k in presses], targets, strict=True))
+        starts = self._starts(presses, channel)
+        streams = [NoiseStream(rng, t) for rng, t in zip(starts, targets, strict=True)]
         walk = {"pull": self._pull, "walk": self._walk, "jitter": self._jitter, "vcc": self.vcc_mv}
         rows = NoiseStream.floating_rows(streams, n, targets=targets, **walk)
         return list(zip(streams, rows, strict=True))

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Iterable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -68,6 +69,7 @@ __all__ = [
     "check_vcc",
     "clip",
     "keyed",
+    "keyed_starts",
 ]
 
 
@@ -119,6 +121,18 @@ def keyed(key: str, value: float = 0.0) -> NoiseStream:
     return NoiseStream(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "little"), value)
 
 
+def keyed_starts(prefix: str, suffixes: Iterable[str]) -> list[int]:
+    """The starts of :func:`keyed` generators of the keys ``prefix + suffix``,
+    one per suffix (the prefix hashed once)."""
+    head = hashlib.sha256(prefix.encode())
+    starts = []
+    for suffix in suffixes:
+        h = head.copy()
+        h.update(suffix.encode())
+        starts.append(int.from_bytes(h.digest()[:8], "little"))
+    return starts
+
+
 #: ``(press, ((channel, generator state, value, count), ...))``
 State = tuple[int, tuple[tuple[int, int, float, int], ...]]
 
@@ -166,9 +180,13 @@ class Seeded:
 
     def seek(self, press: int) -> None:
         """Start press ``press``: its readings depend on nothing read before."""
-        self.press = check_press(press)
-        self._streams.clear()
-        self._served.clear()
+        if press.__class__ is not int or press < 0:  # the common case at the cost of a test
+            check_press(press)
+        self.press = press
+        if self._streams:
+            self._streams.clear()
+        if self._served:
+            self._served.clear()
         self.epoch += 1
 
     def _begin(self, press: int, channel: int, stream: NoiseStream) -> None:
@@ -194,6 +212,13 @@ class Seeded:
         """The key of a stream's generator: (kind, seed, press, channel)."""
         return f"fairdie.noise.{self.kind}:{self.seed}:{press}:{channel}"
 
+    def _starts(self, presses: range, channel: int) -> list[int]:
+        """The starts of the generators of ``presses`` on a channel: those of
+        :func:`keyed` of their :meth:`_key`, in one pass."""
+        return keyed_starts(
+            f"fairdie.noise.{self.kind}:{self.seed}:", (f"{k}:{channel}" for k in presses)
+        )
+
     def _new_stream(self, press: int, channel: int) -> NoiseStream:
         s = keyed(self._key(press, channel))
         self._begin(press, channel, s)
@@ -217,29 +242,33 @@ class Seeded:
 
     def next_values(self, channel: int, n: int) -> Values:
         """The channel's next ``n`` values (see the module)."""
-        served = self._served.pop(channel, None)
-        if served is not None and served.at < len(served.values):  # made for calls
-            return np.array(served.values[served.at :], dtype=np.float64)
+        if self._served:
+            served = self._served.pop(channel, None)
+            if served is not None and served.at < len(served.values):  # made for calls
+                return np.array(served.values[served.at :], dtype=np.float64)
         s = self._streams.get(channel)
-        if s is None:
-            return self._first_block(channel, max(1, n))
-        return self._fill(s, self.press, channel, max(1, n))
-
-    def _first_block(self, channel: int, n: int) -> Values:
-        """The first block of this press on a channel: made with those of the
-        next presses (:data:`AHEAD`) when the presses come in turn."""
+        if s is not None:
+            return self._fill(s, self.press, channel, max(1, n))
+        # the first block of this press: made ahead, or now
         press = self.press
-        ahead = self._ahead.setdefault(channel, {})
-        made = ahead.pop(press, None)
+        ahead = self._ahead.get(channel)
+        made = None if ahead is None else ahead.pop(press, None)
         if made is None:
-            ahead.clear()
-            count = AHEAD if self._started.get(channel) == press - 1 else 1
-            presses = range(press, press + count)
-            ahead.update(zip(presses, self._first_blocks(presses, channel, n), strict=True))
-            made = ahead.pop(press)
+            made = self._make_ahead(channel, max(1, n))
         self._started[channel] = press
         self._streams[channel], block = made
         return block
+
+    def _make_ahead(self, channel: int, n: int) -> tuple[NoiseStream, Values]:
+        """This press's stream and first block on a channel, made with those
+        of the next presses (:data:`AHEAD`, kept) when the presses come in turn."""
+        press = self.press
+        ahead = self._ahead.setdefault(channel, {})
+        ahead.clear()
+        count = AHEAD if self._started.get(channel) == press - 1 else 1
+        presses = range(press, press + count)
+        ahead.update(zip(presses, self._first_blocks(presses, channel, n), strict=True))
+        return ahead.pop(press)
 
     def press_values(self, press: int, n: int, channel: int = 0) -> Values:
         """The first ``n`` values of press ``press`` on ``channel``; the model

@@ -189,6 +189,7 @@ class Chip(
         self._why = ffi.new("fd_event *")
         self._led_out = ffi.new("uint64_t[32]")
         self._cycle_bufs = self._cycle_buffers(8)
+        self._cycle_steps = None
         self._nleds = 0
         self.trace = Trace()
         self.stop_event: Event | None = None

@@ -160,13 +160,16 @@ class AdcMixin(ChipBase):
         c = self._c
         for channel, f in self._feeds.items():
             epoch = getattr(f.source, "epoch", None)
+            now = ahead and f.ahead
             if epoch != f.epoch:
                 taken = f.handed - _fd_adc_buffered(c, channel)
                 if taken > 0:  # a hint only (a restore leaves it rough)
                     f.want = min(taken + _MARGIN, _MOST)
-                _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
+                if not now:  # (else the block handed now replaces them)
+                    _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)
                 f.epoch, f.block, f.handed = epoch, None, 0
-            if ahead and f.ahead and f.block is None and self._feed_adc_block(channel):
+            if now and f.block is None and self._feed_adc_block(channel):
+                _fd_adc_buffer(c, channel, ffi.NULL, 0, _REFILL)  # none of the old position
                 err, self._adc_error = self._adc_error, None
                 raise SimulationError(f"the ADC source raised {err!r}") from err
 

@@ -40,7 +40,8 @@ class RunMixin(ChipBase):
     _feeds: dict[int, Feed]
     _skip_polling: bool
     _batch: bool
-    _cycle_bufs: tuple[Any, Any, Any, Any]  #: fd_power_cycle's where, steps, at, seen
+    _cycle_bufs: tuple[Any, Any, Any, Any]  #: fd_power_cycle's where, at, seen, steps
+    _cycle_steps: tuple[int, ...] | None  #: the steps in _cycle_bufs, if a tuple
     stop_event: Event | None
     power_on_cycle: int
     power_ons: int
@@ -266,19 +267,25 @@ class RunMixin(ChipBase):
         c = self._c
         if _fd_powered(c):
             raise SimulationError("power_cycle: the chip is already powered")
-        n = len(steps)
         where, at, seen, buf = self._cycle_bufs
-        if n > len(buf):  # more steps than a press has
-            where, at, seen, buf = self._cycle_buffers(n)
-        try:
-            buf[0:n] = steps
-            if not n or window < 1:
-                raise ValueError
-        except (ValueError, OverflowError, TypeError):
-            raise FairdieError(
-                f"power_cycle: steps must be one or more cycle counts >= 0 and the window"
-                f" >= 1, not {list(steps)} and {window}"
-            ) from None
+        if steps is self._cycle_steps and window >= 1:  # a die's presses: in buf already
+            n = len(steps)
+        else:
+            n = len(steps)
+            if n > len(buf):  # more steps than a press has
+                where, at, seen, buf = self._cycle_bufs = self._cycle_buffers(n)
+            self._cycle_steps = None
+            try:
+                buf[0:n] = steps
+                if not n or window < 1:
+                    raise ValueError
+            except (ValueError, OverflowError, TypeError):
+                raise FairdieError(
+                    f"power_cycle: steps must be one or more cycle counts >= 0 and the window"
+                    f" >= 1, not {list(steps)} and {window}"
+                ) from None
+            if steps.__class__ is tuple:  # never changes: the next press may skip the copy
+                self._cycle_steps = steps
         if simavr_log_level() != self._log_level:
             self._follow_log_level()
         if self._feeds:
@@ -296,12 +303,12 @@ class RunMixin(ChipBase):
                 self._raise_failure(bits)
             if bits != _STOP_TRACE_FULL:
                 raise SimulationError(f"power_cycle: a run stopped short ({self._reason(bits)!r})")
-        masks = seen[0:n]
+        masks = tuple(seen[0:n])
         if min(masks) < 0:
             k = next(i for i, m in enumerate(masks) if m < 0)
             check_led_window(masks[k], self, max(on, at[k] - window), at[k])
         first = _fd_leds_first_lit(c)
-        return PowerCycle(on, None if first < 0 else first, tuple(at[0:n]), tuple(masks))
+        return PowerCycle(on, None if first < 0 else first, tuple(at[0:n]), masks)
 
     @staticmethod
     def _cycle_buffers(n: int) -> tuple[Any, Any, Any, Any]:

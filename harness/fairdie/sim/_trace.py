@@ -58,6 +58,12 @@ class Trace:
     def clear(self) -> None:
         self._buf.clear()
 
+    def copy(self) -> Trace:
+        """The events recorded so far, kept apart: later runs do not change them."""
+        kept = Trace.__new__(Trace)
+        kept._buf = self._buf[:]
+        return kept
+
     def raw(self) -> bytes:
         """The packed events (``<QIIII``: cycle, kind, a, b, c), e.g. for numpy."""
         return bytes(self._buf)

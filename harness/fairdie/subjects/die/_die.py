@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from fairdie.board import OFF, Board, Bounce, Display, LedDecoder, load_board
-from fairdie.device import Device, check_hold, lit_a_whole_window, steady_symbol
+from fairdie.device import MAX_HOLD_S, Device, check_hold, lit_a_whole_window, steady_symbol
 from fairdie.errors import FairdieError
 from fairdie.noise import NoiseModel, parse_noise
-from fairdie.sim import Chip, EventKind, Firmware, PowerCycle, load_firmware
+from fairdie.sim import Chip, EventKind, Firmware, PowerCycle, Trace, load_firmware
 from fairdie.stimulus import HUMAN, PressTiming, parse_timing
 from fairdie.subjects.die._board import DieSpec, die_spec
 from fairdie.subjects.die._faces import POSITIONS, standard_faces
@@ -40,7 +40,8 @@ class Press:
     Frozen, and equal, hashed, printed and pickled by those five. A die's
     press keeps the EEPROM image it left and reads ``counts`` from it when
     they are first asked for (decoding the table costs more Python than the
-    rest of a press).
+    rest of a press), and keeps its trace, reading ``adc_codes`` from it
+    when they are first asked for.
     """
 
     # [face, display, counts, (model, image) while counts are unread, adc_codes, hold_s]
@@ -64,10 +65,11 @@ class Press:
         display: str,
         model: DieModel,
         image: bytes,
-        adc_codes: tuple[int, ...],
+        adc_codes: tuple[int, ...] | Trace,
         hold_s: float,
     ) -> Press:
-        """A press whose counts are ``model``'s table of ``image``, read when asked for."""
+        """A press whose counts are ``model``'s table of ``image``, and whose
+        codes those of a trace, read when asked for."""
         press = object.__new__(cls)
         object.__setattr__(press, "_f", [face, display, None, (model, image), adc_codes, hold_s])
         return press
@@ -90,7 +92,10 @@ class Press:
 
     @property
     def adc_codes(self) -> tuple[int, ...]:
-        return self._f[4]  # type: ignore[no-any-return]
+        f = self._f
+        if f[4].__class__ is Trace:
+            f[4] = f[4].adc_codes()
+        return f[4]  # type: ignore[no-any-return]
 
     @property
     def hold_s(self) -> float:
@@ -328,13 +333,14 @@ class Die(Device):
         drawn = next(self._times) if self._times is not None else None
         if hold is None:
             hold = drawn.hold if drawn is not None else 0.2
-        check_hold(hold)
+        if not 0 < hold <= MAX_HOLD_S:
+            check_hold(hold)
         if drawn is not None and self.presses and self.chip.powered:
             self.chip.run(seconds=drawn.interval)  # the person's wait before this press
         seek = getattr(self.noise, "seek", None)
         if seek is not None:  # each roll reads its own part of the noise
             seek(self.presses)
-        press = self._power_roll(hold) if self.rolls_by_power else self._button_roll(hold, bounce)
+        press = self._power_roll(hold) if self._by_power else self._button_roll(hold, bounce)
         self.presses += 1
         return press
 
@@ -379,7 +385,12 @@ class Die(Device):
         press = self.power_cycle(self.press_steps(hold))
         settled = lit_a_whole_window(press.first_lit, press.at[0], self.window)
         shown = self._shows(press.seen[0]) if settled else OFF
-        return self._result(shown, self._shows(press.seen[-1]), self.chip.adc_codes(), hold)
+        end, chip = self._shows(press.seen[-1]), self.chip
+        if self.model is None:
+            return self._result(shown, end, chip.adc_codes(), hold)
+        # its table and codes are read from the image and the trace when asked for
+        face = int(shown) if shown.isdigit() else None
+        return Press._leaving(face, end, self.model, chip.eeprom, chip.trace.copy(), hold)
 
     def _shows(self, seen: int) -> str:
         """What the faces show for a mask of seen LEDs (remembered: a face
