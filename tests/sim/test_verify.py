@@ -324,6 +324,37 @@ def test_a_board_that_is_no_die_runs_the_core_checks_and_skips_the_dies(
     assert rc == 0 and checks(out)["faces"]["reason"].endswith("no [die] table")
 
 
+LED_BOARD = """
+[board]
+name = "one-led"
+mcu = "attiny13a"
+f_cpu = 1200000
+vcc_mv = 3000
+
+[[led]]
+name = "l0"
+anode = "VCC"
+cathode = "{pin}"
+"""
+
+
+@pytest.mark.parametrize(("pin", "status"), [("PB0", "pass"), ("PB3", "skipped")])
+def test_the_cores_energy_is_skipped_for_a_run_that_lights_no_led(
+    capsys, tmp_path: Path, pin: str, status: str
+) -> None:
+    # busy toggles PB0 and leaves PB3 an input: the LED on PB3 never lights, and a
+    # charge estimate without the board's LEDs would pass a firmware that shows nothing
+    board = tmp_path / "one-led.toml"
+    board.write_text(LED_BOARD.format(pin=pin))
+    rc, out = run(capsys, str(build(TESTS / "busy").elf), "--board", str(board), "--only", "energy")
+    energy = checks(out)["energy"]
+    assert rc == 0 and energy["status"] == status
+    if status == "skipped":
+        assert "lit none of the board's 1 LEDs" in energy["reason"] and out["energy"] is None
+    else:
+        assert out["energy"]["run_s"] == 2
+
+
 def test_a_file_no_shipped_board_builds_needs_a_board(capsys) -> None:
     rc = main(["verify", str(build(TESTS / "tone").elf)])
     out, err = capsys.readouterr()

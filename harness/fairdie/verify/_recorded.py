@@ -215,7 +215,16 @@ def _energy(ctx: Context) -> Result:
     from fairdie.verify._energy import estimate_run
 
     runs = recorded_runs(ctx)
-    e = estimate_run(runs.timelines, ctx.c.board, runs.what)
+    board = ctx.c.board
+    e = estimate_run(runs.timelines, board, runs.what)
+    if board.leds and e.led_s <= 0:
+        # the LEDs are what a battery's charge goes to on such a board: an
+        # estimate without them would pass a firmware that never shows anything
+        where = "; ".join(runs.what)
+        return skip(
+            f"the recorded run ({where}) lit none of the board's {len(board.leds)} LEDs:"
+            " no charge of use to estimate"
+        )
     ctx.energy = e
     return ok(e.summary(), **e.as_json())
 
