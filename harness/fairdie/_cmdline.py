@@ -35,6 +35,7 @@ __all__ = [
     "parse",
     "progress_bar",
     "run_command",
+    "run_stoppable",
     "scheduler_address",
     "stopped",
     "stopping",
@@ -91,6 +92,16 @@ def stopped(e: BaseException, prog: str = "fairdie") -> int:
         return 128 + signal.SIGTERM
     print(f"{prog}: interrupted", file=sys.stderr)
     return 128 + signal.SIGINT
+
+
+def run_stoppable(body: Callable[[], int], prog: str = "fairdie") -> int:
+    """``body()``'s exit status, or :func:`stopped`'s when Ctrl-C, SIGTERM or a
+    closed pipe ends it: the entry points' one way to stop."""
+    try:
+        with stopping():
+            return body()
+    except (KeyboardInterrupt, Terminated, BrokenPipeError) as e:
+        return stopped(e, prog)
 
 
 class Parser(argparse.ArgumentParser):

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from fairdie._cmdline import Parser, Terminated, run_command, stopped, stopping
+from fairdie._cmdline import Parser, run_command, run_stoppable
 
 __all__ = ["CORE", "Entry", "main", "registry"]
 
@@ -149,11 +149,13 @@ def _hypothesis_storage() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """``fairdie ARGV``: the exit status. However a command is stopped (Ctrl-C,
     SIGTERM, a closed pipe), it ends with at most one line, no traceback."""
-    try:
-        with stopping(), _hypothesis_storage():
-            return _main(list(sys.argv[1:] if argv is None else argv))
-    except (KeyboardInterrupt, Terminated, BrokenPipeError) as e:
-        return stopped(e)
+    args = list(sys.argv[1:] if argv is None else argv)
+
+    def body() -> int:
+        with _hypothesis_storage():
+            return _main(args)
+
+    return run_stoppable(body)
 
 
 def _main(argv: list[str]) -> int:

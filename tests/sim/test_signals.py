@@ -101,12 +101,20 @@ def test_a_stopped_command_ends_its_workers(command: str, how: str) -> None:
     assert _alive(started) == []
 
 
-def test_a_reader_that_stops_early_ends_it_quietly() -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [str(FAIRDIE), "press", "--count", "2", "--json"],
+        [sys.executable, "-m", "fairdie.toolchain", "--target", "die_t13a", "--json"],
+    ],
+    ids=["fairdie-press", "python-m-fairdie.toolchain"],
+)
+def test_a_reader_that_stops_early_ends_it_quietly(argv: list[str]) -> None:
     """``fairdie press --json | head -c 20``: no BrokenPipeError, exit 141 as
-    if SIGPIPE had ended it."""
+    if SIGPIPE had ended it; the same for the build's own entry point."""
     r, w = os.pipe()
     p = subprocess.Popen(
-        [str(FAIRDIE), "press", "--count", "2", "--json"],
+        argv,
         stdout=w,
         stderr=subprocess.PIPE,
         text=True,
