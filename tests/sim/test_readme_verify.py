@@ -2,10 +2,17 @@
 makers: fairdie verify", "5. Verify before you burn"), ``make demo`` runs the
 same lines, and the report of the default build names the bytes it checked
 and renders in headless Chromium: the banner first and visible, every plot
-loaded with a non-zero size."""
+loaded with a non-zero size.
+
+The suite runs the makers' first two lines (the build and the report, what
+``make demo`` runs) and parses every line with its command's parser; running
+every line as written is slow (three whole verifies): its other lines' claims
+fail cheaper in tests/sim/test_burn_sheet.py (a HEX, ``--programmer``,
+``--json``) and tests/sim/test_verify.py (``verify --board die-direct``)."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import io
@@ -21,7 +28,11 @@ from pathlib import Path
 import pytest
 
 from fairdie import __version__
+from fairdie._cmdline import Parser
 from fairdie.cli import main
+from fairdie.toolchain import add_build_arguments
+from fairdie.verify._cli import _parser as verify_parser
+from fairdie.verify._run import all_checks, subject_checks
 
 pytestmark = pytest.mark.sim
 
@@ -83,13 +94,37 @@ def run_lines(lines: list[list[str]], folder: Path) -> list[tuple[int, str, str]
 
 @pytest.fixture(scope="module")
 def makers(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[int, str, str]]]:
-    """The makers' lines, run in an empty folder (what a fresh clone has of them)."""
+    """The makers' build and report lines (``make demo``'s), run in an empty
+    folder (what a fresh clone has of them)."""
     folder = tmp_path_factory.mktemp("clone")
-    return folder, run_lines(MAKERS, folder)
+    results = run_lines(MAKERS[:2], folder)
+    for argv, (rc, _, err) in zip(MAKERS[:2], results, strict=True):
+        assert rc == 0, (shlex.join(argv), err)
+    return folder, results
 
 
-def test_the_makers_examples_run_as_they_are(makers) -> None:
-    folder, results = makers
+def _parser(command: str) -> argparse.ArgumentParser:
+    if command == "build":
+        p = Parser(prog="fairdie build")
+        add_build_arguments(p)
+        return p
+    assert command == "verify", command
+    return verify_parser([c.name for c, _ in all_checks()], subject_checks())
+
+
+def test_every_makers_line_parses_and_names_files_the_lines_before_it_make(makers) -> None:
+    folder, _ = makers
+    for argv in MAKERS:
+        args = _parser(argv[1]).parse_args(argv[2:])  # a bad option raises BadInput
+        if argv[1] == "verify" and args.firmware is not None:
+            # the build line's --out folder, which the fixture's build line filled
+            assert (folder / args.firmware).is_file(), shlex.join(argv)
+            assert args.firmware.parent == Path(MAKERS[0][MAKERS[0].index("--out") + 1])
+
+
+@pytest.mark.slow  # three whole verifies; see the module's docstring for the cheaper tests
+def test_the_makers_examples_run_as_they_are(tmp_path: Path) -> None:
+    folder, results = tmp_path, run_lines(MAKERS, tmp_path)
     for argv, (rc, _, err) in zip(MAKERS, results, strict=True):
         assert rc == 0, (shlex.join(argv), err)
     assert MAKERS[0][:2] == ["fairdie", "build"] and "--out" in MAKERS[0]
