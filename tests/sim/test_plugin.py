@@ -215,9 +215,14 @@ def test_a_bad_seed_in_the_environment_is_named_as_such(
     assert lines == [f"ERROR: fairdie: FAIRDIE_SEED: {bad} is out of range (0..{MAX_SEED})"]
 
 
-def test_hypothesis_keeps_its_files_in_the_pytest_cache(pytester: pytest.Pytester) -> None:
+def test_hypothesis_keeps_its_files_in_the_pytest_cache(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Not in .hypothesis/ of the folder the tests run from (a subprocess:
     Hypothesis' storage folder is a process-wide setting)."""
+    # the developers' profile: under CI's, derandomized, Hypothesis keeps no examples
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv("FAIRDIE_HYPOTHESIS_PROFILE", raising=False)
     pytester.makepyfile(
         "from hypothesis import given, strategies as st\n"
         "@given(st.integers())\n"
