@@ -25,13 +25,11 @@ function and its inverse. Hypothesis strategies live in
 from __future__ import annotations
 
 from fairdie.noise._adc import ADC_MAX, code_for_mv, mv_for_code, mv_table
+from fairdie.noise._fixed import Codes, Dead, Stuck
 from fairdie.noise._models import (
     Biased,
-    Codes,
-    Dead,
     Floating,
     Hum,
-    Stuck,
     Uniform,
     Weak,
 )

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import math
 
+from fairdie.noise._fixed import Dead, Stuck
 from fairdie.noise._models import (
     HUM_HZ,
     MAX_WEIGHTS,
     Biased,
-    Dead,
     Floating,
     Hum,
-    Stuck,
     Uniform,
     Weak,
 )

@@ -11,7 +11,7 @@ import numpy as np
 
 from fairdie._files import read_input
 from fairdie.noise._adc import ADC_MAX, mv_for_code
-from fairdie.noise._models import Cycle
+from fairdie.noise._fixed import Cycle
 from fairdie.noise._seeded import check_count, check_press, check_vcc
 from fairdie.sim._noise import Values
 

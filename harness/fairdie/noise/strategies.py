@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from fairdie.noise._adc import ADC_MAX
+from fairdie.noise._fixed import Stuck
 from fairdie.noise._models import (
     HUM_HZ,
     MAX_WEIGHTS,
     Biased,
     Floating,
     Hum,
-    Stuck,
     Uniform,
 )
 from fairdie.noise._seeded import SeekableNoise
