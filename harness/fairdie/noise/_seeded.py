@@ -278,7 +278,7 @@ class Seeded:
 
     def snapshot(self) -> State:
         """The position in the noise sequence (``Chip.snapshot`` keeps it)."""
-        return self.press, tuple((n, *self._position(n, s)) for n, s in self._streams.items())
+        return self.press, tuple([(n, *self._position(n, s)) for n, s in self._streams.items()])
 
     def _drop_served(self) -> None:
         """Forget the values made ahead for calls: each stream stands after

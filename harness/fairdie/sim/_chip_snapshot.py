@@ -59,8 +59,10 @@ class SnapshotMixin(ChipBase):
         buf = _NEW_UNCLEARED("uint8_t[]", self._snapshot_size)
         lib.fd_snapshot(c, buf)
         sources = tuple(
-            (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
-            for ch, src in self._adc.items()
+            [
+                (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
+                for ch, src in self._adc.items()
+            ]
         )
         # the blocks C reads: the shim's bytes keep a pointer into them
         held = tuple([(ch, f, f.block) for ch, f in feeds.items()]) if feeds else ()
