@@ -77,7 +77,25 @@ def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
     assert "fairdie.sim._simavr blocked" in r.stdout
 
 
-@pytest.mark.slow  # make test keeps the collection above: every unit module imports without it
+#: the unit tests of the files a user writes (boards, scenarios): their parsers are
+#: the core's likeliest path into the binding, so make test runs them without it
+PARSERS = sorted(
+    str(p.relative_to(ROOT))
+    for p in (ROOT / "tests/unit").glob("test_*.py")
+    if p.name.startswith(("test_board", "test_scenario_files", "test_silver_dollar_board"))
+)
+
+
+def test_the_parsers_unit_tests_pass_without_the_binding() -> None:
+    assert len(PARSERS) >= 7, PARSERS
+    r = _pytest_without_binding(
+        *PARSERS, "-q", "-m", "not slow", "--hypothesis-profile", "fairdie-tiers"
+    )
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout.splitlines()[-1]
+
+
+@pytest.mark.slow  # make test keeps the collection and the parsers' tests above
 def test_unit_tier_passes_without_the_binding() -> None:
     here = "tests/unit/test_tiers.py"
     r = _pytest_without_binding(
