@@ -20,10 +20,9 @@ __all__ = ["ADC_MAX", "code_for_mv", "mv_for_code"]
 ADC_MAX = 1023
 
 
-def _check_vref(vref_mv: float) -> Fraction:
+def _check_vref(vref_mv: float) -> None:
     if isinstance(vref_mv, bool) or not math.isfinite(vref_mv) or vref_mv <= 0:
         raise ValueError(f"vref_mv must be a positive number, got {vref_mv!r}")
-    return Fraction(vref_mv)
 
 
 def code_for_mv(mv: float, vref_mv: float) -> int:
@@ -31,7 +30,7 @@ def code_for_mv(mv: float, vref_mv: float) -> int:
 
     Computed exactly (no float rounding at code boundaries).
     """
-    vref = _check_vref(vref_mv)
+    _check_vref(vref_mv)
     if math.isnan(mv):
         raise ValueError("mv is NaN")
     if mv <= 0:
@@ -41,7 +40,7 @@ def code_for_mv(mv: float, vref_mv: float) -> int:
     if isinstance(mv, int) and isinstance(vref_mv, int):
         code = mv * ADC_MAX // vref_mv
     else:
-        code = math.floor(Fraction(mv) * ADC_MAX / vref)
+        code = math.floor(Fraction(mv) * ADC_MAX / Fraction(vref_mv))
     return min(code, ADC_MAX)
 
 
@@ -52,7 +51,8 @@ def mv_for_code(code: int, vref_mv: float) -> float:
     one exists (always for ``vref_mv >= 1023``), so it survives the chip
     layer's rounding to whole millivolts; otherwise the bin's midpoint.
     """
-    vref = _check_vref(vref_mv)
+    _check_vref(vref_mv)
+    vref = Fraction(vref_mv)
     if isinstance(code, bool) or not isinstance(code, int) or not 0 <= code <= ADC_MAX:
         raise ValueError(f"code must be an integer 0..{ADC_MAX}, got {code!r}")
     whole = math.ceil(code * vref / ADC_MAX)
