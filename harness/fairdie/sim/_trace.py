@@ -25,6 +25,7 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 _fd_pending = lib.fd_pending
 _PIN_KIND = int(EventKind.PIN)
 _ADC_KIND = int(EventKind.ADC)
+_KINDS = {int(k): k for k in EventKind}  # the single kinds, without an enum call per event
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
 
@@ -78,9 +79,10 @@ class Trace:
         return EVENT.iter_unpack(memoryview(self._buf)[since * EVENT.size :])
 
     def events(self, kinds: EventKind = TRACEABLE, since: int = 0) -> Iterator[Event]:
+        mask, known = int(kinds), _KINDS
         for cycle, kind, a, b, c in self.tuples(since):
-            if kind & kinds:
-                yield Event(cycle, EventKind(kind), a, b, c)
+            if kind & mask:
+                yield Event(cycle, known.get(kind) or EventKind(kind), a, b, c)
 
     def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
         want = ord(port.upper()) if port else 0
