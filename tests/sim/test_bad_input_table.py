@@ -16,6 +16,8 @@ range. The CLI runs in this process
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import signal
@@ -31,6 +33,7 @@ from pathlib import Path
 import pytest
 from simsupport import run
 
+from fairdie.cli import main
 from fairdie.toolchain import Build, build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,14 +58,10 @@ def m328p() -> Build:
 def coverage() -> bytes:
     """A coverage file as ``fairdie press --count 1 --cov`` writes it."""
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp, "one.json")
-        r = subprocess.run(
-            [str(FAIRDIE), "press", "--count", "1", "--cov", str(out)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert r.returncode == 0, r.stderr
+        out, err = Path(tmp, "one.json"), io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            rc = main(["press", "--count", "1", "--cov", str(out)])
+        assert rc == 0, err.getvalue()
         return out.read_bytes()
 
 
