@@ -7,11 +7,11 @@ refusal is missing, simavr may write outside its memory and crash the process.
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,7 +20,6 @@ from fairdie.sim import Firmware, check_fits, load_firmware
 from fairdie.toolchain import Build, build, variants
 
 TEST_FIRMWARE = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "firmware" / "tests"
-FAIRDIE = Path(sys.executable).with_name("fairdie")
 # Datasheet sizes (flash, SRAM, EEPROM) in bytes, as simavr reports them.
 SIZES = {
     "attiny13a": (1024, 64, 64),
@@ -112,38 +111,56 @@ def test_own_firmware_fits_its_mcu(make: Callable[[], Build]) -> None:
     fits(load_firmware(b.hex, eep=b.eep, mcu=b.mcu), b.mcu)
 
 
-def _run(*argv: str, **kw: Any) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120, check=False, **kw)
+#: Every way the foreign image could reach simavr, tried in one process of its
+#: own (a crash there fails every case): ``fairdie press`` with each file, and
+#: Chip given the path or a Firmware loaded without naming the MCU. Each case's
+#: exit status (as the CLI or a script would exit), stdout and stderr, as JSON.
+CASES_SCRIPT = """
+import contextlib, io, json, sys
+from fairdie.cli import main
+from fairdie.errors import FirmwareError
+from fairdie.sim import Chip, load_firmware
+seen = {}
+for path in sys.argv[1:]:
+    kind = path.rsplit(".", 1)[1]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["press", "--firmware", path, "--board", "die-direct", "--json"])
+    seen["cli", kind] = rc, out.getvalue(), err.getvalue()
+    for how in ("sys.argv[1]", "load_firmware(sys.argv[1])"):
+        try:
+            Chip(path if how == "sys.argv[1]" else load_firmware(path), mcu="attiny13a",
+                 f_cpu=1200000)
+            seen[how, kind] = 0, "", "it ran"
+        except FirmwareError as e:
+            seen[how, kind] = 2, "", f"{e}\\n"
+print(json.dumps([[*key, *value] for key, value in seen.items()]))
+"""
 
 
-def _assert_one_line_refusal(r: subprocess.CompletedProcess[str], *parts: str) -> None:
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stdout == ""
-    assert r.stderr.count("\n") == 1 and "Traceback" not in r.stderr, r.stderr
-    assert r.stderr.startswith("fairdie: error: ")
-    for part in parts:
-        assert part in r.stderr
+@pytest.fixture(scope="module")
+def refusals(m328p: Build) -> dict[tuple[str, str], tuple[int, str, str]]:
+    """What each case of ``CASES_SCRIPT`` did with the ELF and the HEX."""
+    r = subprocess.run(
+        [sys.executable, "-c", CASES_SCRIPT, str(m328p.elf), str(m328p.hex)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert r.returncode == 0 and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    return {(how, kind): (rc, out, err) for how, kind, rc, out, err in json.loads(r.stdout)}
 
 
 @pytest.mark.parametrize("kind", ["elf", "hex"])
-def test_cli_refuses_m328p_for_the_die(m328p: Build, kind: str) -> None:
-    path = m328p.elf if kind == "elf" else m328p.hex
-    r = _run(str(FAIRDIE), "press", "--firmware", str(path), "--board", "die-direct", "--json")
-    _assert_one_line_refusal(
-        r, f"m328p.{kind}", "atmega328p" if kind == "elf" else "8 KB", "attiny13a"
-    )
-
-
-CHIP_SCRIPT = """
-import sys
-from fairdie.errors import FirmwareError
-from fairdie.sim import Chip, load_firmware
-try:
-    Chip({firmware}, mcu="attiny13a", f_cpu=1200000)
-except FirmwareError as e:
-    print(e, file=sys.stderr)
-    sys.exit(2)
-"""
+def test_cli_refuses_m328p_for_the_die(refusals, kind: str) -> None:
+    rc, out, err = refusals["cli", kind]
+    assert rc == 2, (rc, err)
+    assert out == ""
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert err.startswith("fairdie: error: ")
+    for part in (f"m328p.{kind}", "atmega328p" if kind == "elf" else "8 KB", "attiny13a"):
+        assert part in err
 
 
 @pytest.mark.parametrize(
@@ -154,8 +171,7 @@ except FirmwareError as e:
     ],
 )
 @pytest.mark.parametrize("kind", ["elf", "hex"])
-def test_chip_refuses_m328p(m328p: Build, kind: str, firmware: str) -> None:
-    path = m328p.elf if kind == "elf" else m328p.hex
-    r = _run(sys.executable, "-c", CHIP_SCRIPT.format(firmware=firmware), str(path))
-    assert r.returncode == 2, (r.returncode, r.stderr)
-    assert r.stderr.count("\n") == 1 and "m328p" in r.stderr, r.stderr
+def test_chip_refuses_m328p(refusals, kind: str, firmware: str) -> None:
+    rc, _, err = refusals[firmware, kind]
+    assert rc == 2, (rc, err)
+    assert err.count("\n") == 1 and "m328p" in err, err
