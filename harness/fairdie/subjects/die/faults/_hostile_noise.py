@@ -23,7 +23,7 @@ from fairdie.subjects.die import _rule
 from fairdie.subjects.die._models import DieModel, conversion_mismatch
 from fairdie.subjects.die.faults._hostile import press_as_modelled
 from fairdie.subjects.die.faults._ids import press_step, step
-from fairdie.subjects.die.faults._images import ERASED, start_images
+from fairdie.subjects.die.faults._images import ERASED, edge_images
 from fairdie.subjects.die.faults._rig import BOOT_LIMIT_S, Rig, Target
 from fairdie.subjects.die.faults._verdict import judge_press
 from fairdie.subjects.die.faults._work import Unit, Work
@@ -57,11 +57,7 @@ G6_NOISES: dict[str, Callable[[DieModel, float, int], NoiseModel] | None] = {
 
 def _starts(model: DieModel, seed: int) -> list[tuple[str, bytes]]:
     """An erased chip, all zeros and the images at the edges of the rule."""
-    return [
-        (n, i)
-        for n, i in start_images(model, seed=seed)
-        if n in ("erased", "zeros") or n.startswith(("table", "counts", "old layout"))
-    ]
+    return edge_images(model, seed=seed)
 
 
 def plan_g6(target: Target, quick: bool, seed: int) -> list[Unit]:

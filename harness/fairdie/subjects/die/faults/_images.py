@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ERASED",
     "codes_for",
+    "edge_images",
     "every_value_images",
     "random_codes",
     "random_press",
@@ -160,16 +161,37 @@ def _mid_save(model: DieModel, image: bytes, codes: Sequence[int]) -> list[tuple
     return out
 
 
-def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
-    """At least 40 named starting images for ``model``."""
-    rng = random.Random(seed)
-    out: list[tuple[str, bytes]] = [
+def _first_images(model: DieModel, rng: random.Random) -> list[tuple[str, bytes]]:
+    """What :func:`start_images` begins with: an erased chip, all zeros, two of
+    junk, then the images at the edges of the rule."""
+    return [
         ("erased", ERASED),
         ("zeros", bytes(64)),
         ("junk 0", rng.randbytes(64)),
         ("junk 1", rng.randbytes(64)),
+        *_edges(model),
     ]
-    out += _edges(model)
+
+
+def _unique(images: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """Each image once, under its first name, in the order first seen."""
+    unique: dict[bytes, str] = {}
+    for name, image in images:
+        unique.setdefault(image, name)
+    return [(n, i) for i, n in unique.items()]
+
+
+def edge_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
+    """Of :func:`start_images`, the erased chip, all zeros and the images at
+    the edges of the rule, in its order, without the presses it walks for the rest."""
+    first = _unique(_first_images(model, random.Random(seed)))
+    return [(n, i) for n, i in first if not n.startswith("junk")]
+
+
+def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
+    """At least 40 named starting images for ``model``."""
+    rng = random.Random(seed)
+    out = _first_images(model, rng)
     lap = walk(model, 90, seed)
     for n in (1, 2, 3, 5, 9, 10, 11, 19, 20, 40, 79, 80, 81, 89):
         out.append((f"{n} presses", lap[n - 1]))
@@ -181,7 +203,4 @@ def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
     more = iter(walk(model, 300, seed + 1)[::7])
     while len({i for _, i in out}) < 40:
         out.append(("presses, another noise", next(more)))
-    unique: dict[bytes, str] = {}
-    for name, image in out:
-        unique.setdefault(image, name)
-    return [(n, i) for i, n in unique.items()]
+    return _unique(out)
