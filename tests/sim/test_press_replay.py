@@ -33,12 +33,21 @@ def test_fails_after_right_presses(die_factory):
 FAIRDIE = Path(sys.executable).parent / "fairdie"
 
 
-def _replay(xml: Path, test: str) -> subprocess.CompletedProcess[str]:
+def _printed(xml: Path, test: str) -> list[str]:
+    """The ``fairdie press`` the junit XML gives ``test``, without ``fairdie``."""
     (press,) = properties(xml)[test]["fairdie_press"]
     argv = shlex.split(press)
     assert argv[:2] == ["fairdie", "press"]
+    return argv[1:]
+
+
+def _replay(xml: Path, test: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(FAIRDIE), *argv[1:]], capture_output=True, text=True, timeout=120, check=False
+        [str(FAIRDIE), *_printed(xml, test)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -68,14 +77,18 @@ def test_the_replay_of_a_wrong_press_exits_1(pytester: pytest.Pytester, tmp_path
     ), line
 
 
-def test_the_replay_of_right_presses_exits_0(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    """The test failed, its presses did not: the replay says so by exiting 0."""
+def test_the_replay_of_right_presses_exits_0(
+    pytester: pytest.Pytester, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The test failed, its presses did not: the replay says so by exiting 0
+    (run in this process; the entry point's exit status is the test above's)."""
     xml = tmp_path / "junit.xml"
     r = _run_suite(pytester, xml, {})
     assert r.parseoutcomes() == {"failed": 1, "passed": 1}, r.stdout.str()[-3000:]
-    done = _replay(xml, "test_fails_after_right_presses")
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
+    capsys.readouterr()
+    rc, _, err = run(capsys, *_printed(xml, "test_fails_after_right_presses"))
+    assert rc == 0, err
+    assert err == ""
 
 
 @pytest.mark.parametrize(
