@@ -398,13 +398,17 @@ def test_force_writes_over_what_fairdie_did_not_write(capsys, here: Path) -> Non
 
 def test_a_folder_fairdie_wrote_is_written_again(capsys, here: Path) -> None:
     """The marker file tells fairdie's folder from the user's; only the
-    files named are written there."""
-    plots = here / "plots"
+    files named are written there. Every folder output is claimed by one
+    function (fairdie._files.claim_folder); the cheapest command writes here
+    (an HTML coverage report), and the rows above show each command claims
+    its folder (a folder of the user's is refused)."""
+    (here / "good.json").write_bytes(coverage())
+    html = here / "html"
     for _ in range(2):
-        rc, _out, err = run(capsys, "lab", "campaign", "--presses", "3", "--plot", str(plots))
+        rc, _out, err = run(capsys, "cov", "report", str(here / "good.json"), "--html", str(html))
         assert rc == 0, err
-    assert (plots / ".fairdie-output").is_file()
-    assert sorted(p.name for p in here.iterdir()) == ["good.hex", "plots"]
+    assert (html / ".fairdie-output").is_file() and (html / "index.html").is_file()
+    assert sorted(p.name for p in here.iterdir()) == ["good.hex", "good.json", "html"]
 
 
 # ---- numbers out of range, one per option of every command ----------------------------
