@@ -14,9 +14,20 @@ import pytest
 from simsupport import run
 
 import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
+from fairdie.campaigns import Workers
 from fairdie.subjects.die.lab._campaign import FAULT, Campaign, CampaignError, run_campaign
 
 pytestmark = pytest.mark.sim
+
+
+@pytest.fixture(scope="module")
+def two_jobs() -> Iterator[Workers]:
+    """Two worker processes for the module's campaigns on 2 jobs, started once:
+    a campaign given ``jobs=2`` spawns its own, each importing the package
+    (about a CPU-second a campaign)."""
+    with Workers(jobs=2, error=CampaignError) as w:
+        yield w
+
 
 NOISES = [
     "floating",
@@ -53,12 +64,12 @@ def test_the_seed_rule_is_neither_fair_nor_unpredictable_stuck() -> None:
     assert t.guess_rate > 0.5
 
 
-def test_the_result_depends_on_the_seed_not_on_the_sharding() -> None:
+def test_the_result_depends_on_the_seed_not_on_the_sharding(two_jobs: Workers) -> None:
     """The adversarial noise keeps state from press to press (the Dask test below
     shards the floating one in make test, the adversarial one in the slow tier)."""
     c = Campaign(600, "adversarial", seed=3)
     one = run_campaign(c, jobs=1).as_json()
-    two = run_campaign(c, jobs=2).as_json()
+    two = run_campaign(c, workers=two_jobs).as_json()
     assert one["shards"] == 4 and two["shards"] == 8
     for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate"):
         assert one[key] == two[key], key
@@ -85,7 +96,9 @@ def test_a_shard_needs_no_file_of_the_client() -> None:
     assert r.mismatch is None and r.faces == here.faces[s.start : s.start + s.count]
 
 
-def test_a_chip_that_disagrees_names_the_first_press_whatever_the_jobs() -> None:
+def test_a_chip_that_disagrees_names_the_first_press_whatever_the_jobs(
+    two_jobs: Workers,
+) -> None:
     """The mutant that ignores its health tests rolls a face where its model
     shows the fault: each shard stops at its first such press, and the
     campaign names the earliest, with the line that replays it."""
@@ -96,9 +109,9 @@ def test_a_chip_that_disagrees_names_the_first_press_whatever_the_jobs() -> None
     replay = (
         f"replay: fairdie lab campaign --presses 40 --noise stuck:1500 --seed 1 --firmware {elf}"
     )
-    for jobs in (1, 2):
+    for workers in ({"jobs": 1}, {"workers": two_jobs}):
         with pytest.raises(CampaignError) as e:
-            run_campaign(c, jobs=jobs)
+            run_campaign(c, **workers)
         assert str(e.value).startswith("press 0: the chip showed "), e.value
         assert str(e.value).endswith(f", the model the fault; {replay}"), e.value
 
@@ -269,13 +282,11 @@ def test_a_campaign_says_when_its_faces_do_not_depend_on_the_seed(lab: Lab) -> N
 
 
 def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, two_jobs: Workers
 ) -> None:
     """The reference systems queue behind the noise round (the workers press
     them while the campaign chains); then the longest tally part, the shards,
     and the other tally parts last."""
-    from fairdie.campaigns import Workers
-
     sent: list[tuple[str, int]] = []
     real = Workers.map
 
@@ -284,7 +295,7 @@ def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
         return real(self, fn, items)
 
     monkeypatch.setattr(Workers, "map", recording)
-    r = run_campaign(Campaign(60, "floating", seed=5), jobs=2, references=True)
+    r = run_campaign(Campaign(60, "floating", seed=5), workers=two_jobs, references=True)
     assert r.references is not None and len(r.references) == 3
     assert sent == [
         ("digest_piece", 8),
@@ -293,6 +304,7 @@ def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
         ("run_shard", 8),
         ("tally_piece", 3),
     ]
+    assert list(two_jobs.map(abs, [-1])) == [1]  # the workers given are left open
 
 
 def test_the_seed_check_presses_its_faces_without_measuring_them(
@@ -338,13 +350,13 @@ def dask_cluster() -> Iterator[Any]:
 
 @pytest.mark.parametrize("noise", ["floating", pytest.param("adversarial", marks=pytest.mark.slow)])
 def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
-    noise: str, dask_cluster: Any
+    noise: str, two_jobs: Workers, dask_cluster: Any
 ) -> None:
     from fairdie.subjects.die.lab._references import reference_tallies
 
     c = Campaign(240, noise, seed=6)
     one = run_campaign(c, jobs=1, references=True)
-    two = run_campaign(c, jobs=2, references=True)
+    two = run_campaign(c, workers=two_jobs, references=True)
     on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address, references=True)
     assert (one.shards, two.shards, on_dask.shards) == (4, 8, 32)
     assert one.faces == two.faces == on_dask.faces

@@ -21,6 +21,7 @@ import itertools
 import shlex
 import time
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -235,11 +236,14 @@ def run_campaign(
     *,
     jobs: int = 1,
     scheduler: str | None = None,
+    workers: Workers | None = None,
     progress: Callable[[int], None] | None = None,
     references: bool = False,
     measure: bool = True,
 ) -> CampaignResult:
     """Run a campaign; ``progress(n)`` is told of each n presses done.
+    It starts ``jobs`` processes (or connects to ``scheduler``) of its own,
+    unless given ``workers`` (entered, and left open for more campaigns).
     ``references``: the workers also press the reference systems as often
     (the result's ``references``); not ``measure``: its faces alone (the
     result's tally is of no faces)."""
@@ -260,11 +264,14 @@ def run_campaign(
     if c.noise is not None or probe.noise is not None:
         noise = campaign_noise(c, model, vcc)  # a bad noise spec fails before any work
     inputs = Inputs(None, noise, c.seed)
-    workers = max(jobs, 1) if not scheduler else 8
-    count = 1 if model is None else min(c.presses, max(1, workers * 4))
+    own = workers is None
+    if workers is None:
+        workers = Workers(jobs=jobs, scheduler=scheduler, error=CampaignError)
+    width = workers.jobs if not workers.scheduler else 8
+    count = 1 if model is None else min(c.presses, width * 4)
     cuts = [c.presses * i // count for i in range(count)]
     ranges = [(a, b) for a, b in zip(cuts, [*cuts[1:], c.presses], strict=True) if b > a]
-    with Workers(jobs=jobs, scheduler=scheduler, error=CampaignError) as w:
+    with workers if own else nullcontext(workers) as w:
         expected = None
         others: Any = ()
         systems = [ReferencePiece(n, c.presses, c.seed) for n in REFERENCES if references]
