@@ -141,28 +141,48 @@ def _next_tables(offsets: Ints, weights: Ints, index: Ints) -> Ints:
     return out
 
 
+@functools.cache
+def _passes() -> tuple[Ints, Ints]:
+    """``(r, pool after)`` of one pass of the rule's draw, by ``[k, pool,
+    noise]``: k bits drawn (0..6) from a pool (0..4095) fed the low k bits
+    of ``noise`` (0..63), as the loop in :func:`_fair.roll`; for every pool
+    and noise at once (a pass of :func:`_draw` is then a lookup)."""
+    span = 1 << _MOST_BITS
+    pool = np.repeat(np.arange(1 << 12, dtype=np.int64), span)
+    noise = np.tile(np.arange(span, dtype=np.int64), 1 << 12)
+    r = np.zeros_like(pool)
+    rs, pools = [r.copy()], [pool.copy()]
+    for _ in range(_MOST_BITS):
+        out = pool & 1
+        stepped = (pool >> 1) ^ np.where(out == 1, _TAPS, 0)
+        v = noise & 1
+        out ^= v
+        fed = stepped ^ 1
+        pool = np.where(v == 1, np.where(fed == 0, 1, fed), stepped)
+        noise = noise >> 1
+        r = (r << 1) | out
+        rs.append(r)
+        pools.append(pool)
+    shape = (_MOST_BITS + 1, 1 << 12, span)
+    return np.stack(rs).reshape(shape), np.stack(pools).reshape(shape)
+
+
 def _draw(totals: Ints, pools: Ints, noise: Ints) -> tuple[Ints, Ints]:
     """The rule's draw of r below ``totals`` by rejection, over arrays:
-    ``(r, pools after)``, as the loop in :func:`_fair.roll`."""
+    ``(r, pools after)``, as the loop in :func:`_fair.roll` (a pass at a
+    time, by :func:`_passes`, for the draws not yet below their total)."""
+    pass_r, pass_pool = _passes()
     pool = np.where(pools == 0, 1, pools & 0xFFF)
     noise = noise.copy()
     bits = np.maximum(1, np.ceil(np.log2(totals)).astype(np.int64))
     r = np.zeros_like(pool)
-    pending = np.ones(len(pool), dtype=bool)
-    while pending.any():
-        r[pending] = 0
-        for j in range(_MOST_BITS):
-            m = pending & (j < bits)
-            out = pool & 1
-            stepped = (pool >> 1) ^ np.where(out == 1, _TAPS, 0)
-            v = noise & 1
-            out ^= v
-            fed = stepped ^ 1
-            stepped = np.where(v == 1, np.where(fed == 0, 1, fed), stepped)
-            pool = np.where(m, stepped, pool)
-            noise = np.where(m, noise >> 1, noise)
-            r = np.where(m, (r << 1) | out, r)
-        pending &= r >= totals
+    todo = np.arange(len(pool))
+    while len(todo):
+        k, at, fed = bits[todo], pool[todo], noise[todo] & ((1 << _MOST_BITS) - 1)
+        drawn = pass_r[k, at, fed]
+        r[todo], pool[todo] = drawn, pass_pool[k, at, fed]
+        noise[todo] >>= k
+        todo = todo[drawn >= totals[todo]]
     return r, pool
 
 
