@@ -1,5 +1,6 @@
-"""Helpers the simulator tests share: the CLI in-process, a command on a
-pseudo-terminal, and a VCD read back with pyvcd's tokenizer."""
+"""Helpers the simulator tests share: the CLI in-process (its stderr on a
+pseudo-terminal or not), a command on a pseudo-terminal, and a VCD read back
+with pyvcd's tokenizer."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import struct
 import subprocess
 import sys
 import termios
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -31,6 +33,38 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
         rc = int(e.code or 0)
     out, err = capsys.readouterr()
     return rc, out, err
+
+
+def run_on_a_terminal(*argv: str) -> tuple[int, bytes]:
+    """``fairdie ARGV`` in this process with its stderr on a pseudo-terminal:
+    its exit status and what it drew there (read as it runs: the terminal
+    holds a few KB)."""
+    main_fd, sub = os.openpty()
+    seen: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(main_fd, 4096)
+            except OSError:  # EIO: the command's end of the terminal is closed
+                return
+            if not chunk:
+                return
+            seen.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        with open(sub, "w", encoding="utf-8") as tty, pytest.MonkeyPatch.context() as m:
+            m.setattr(sys, "stderr", tty)
+            try:
+                rc = main(list(argv))
+            except SystemExit as e:
+                rc = int(e.code or 0)
+        reader.join(timeout=10)
+    finally:
+        os.close(main_fd)
+    return rc, b"".join(seen)
 
 
 class Terminal:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from simsupport import run
+from simsupport import run, run_on_a_terminal
 
 import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
 from fairdie.campaigns import Workers
@@ -209,8 +209,8 @@ def test_cli_bad_input_is_one_line_and_exit_2(args: list[str], lab: Lab) -> None
     assert r.stderr.count("\n") == 1 and "error" in r.stderr and "Traceback" not in r.stderr
 
 
-def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, lab: Lab) -> None:
-    rc, seen = on_a_terminal("lab", "campaign", "--presses", "60")
+def test_a_progress_bar_shows_on_a_terminal_only(lab: Lab) -> None:
+    rc, seen = run_on_a_terminal("lab", "campaign", "--presses", "60")
     assert rc == 0
     assert b"0/60" in seen and b"press/s" in seen, seen  # tqdm's bar, on the terminal
     quiet = lab("campaign", "--presses", "60")
