@@ -38,6 +38,7 @@ chip was at the end and no event changed it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,13 +174,17 @@ def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
     return init
 
 
+#: a part's pin as (port, bit), parsed once (a part's value is found at every pin change)
+_pin = functools.cache(parse_pin)
+
+
 def _end(words: Mapping[str, int], terminal: str, want: Level) -> bool | None:
     """An LED's terminal is where it must be to light: a supply always, a
     pin when driven to ``want`` (None: its port is unknown)."""
     supply = _SUPPLY.get(terminal.upper())
     if supply is not None:
         return supply == (want is Level.HIGH)
-    port, bit = parse_pin(terminal)
+    port, bit = _pin(terminal)
     word = words.get(port)
     return None if word is None else Level.of(word, bit) is want
 
@@ -200,7 +205,7 @@ def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
         lit = led_lit(words, anode, cathode)
         out[f"led.{name}"] = "x" if lit is None else "1" if lit else "0"
     for name, pin, active_high in parts.buttons:
-        port, bit = parse_pin(pin)
+        port, bit = _pin(pin)
         word = words.get(port)
         if word is None:
             out[f"btn.{name}"] = "x"
@@ -208,7 +213,7 @@ def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
             outside = (word >> (16 + bit)) & 1
             out[f"btn.{name}"] = "1" if outside and (word >> bit & 1) == active_high else "0"
     for name, pin in parts.speakers:
-        port, bit = parse_pin(pin)
+        port, bit = _pin(pin)
         word = words.get(port)
         out[f"spk.{name}"] = "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
     return out
@@ -267,6 +272,10 @@ def write_vcd(
     rows: list[tuple[int, int, str, _Value]] = []
     words = _first_words(events, state)
     part_init = _part_values(parts, words)
+    # a part's value is written only when it changes; the values of each set
+    # of port words found once (multiplexed LEDs go round a few)
+    shown = dict(part_init)
+    found: dict[tuple[tuple[str, int], ...], dict[str, str]] = {}
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
             rows.extend(
@@ -275,7 +284,14 @@ def write_vcd(
             )
             if parts.leds or parts.buttons or parts.speakers:
                 words[chr(e.a)] = e.b
-                rows.extend((e.cycle, n, k, v) for k, v in _part_values(parts, words).items())
+                now = tuple(words.items())
+                values = found.get(now)
+                if values is None:
+                    values = found[now] = _part_values(parts, words)
+                for k, v in values.items():
+                    if shown[k] != v:
+                        shown[k] = v
+                        rows.append((e.cycle, n, k, v))
             continue
         for name, value in _changes(e):
             if name == "sleep_mode" and isinstance(value, int):
@@ -299,11 +315,7 @@ def write_vcd(
             kind, name = key.split(".", 1)
             var[key] = w.register_var(kind, name, "wire", 1, value)
         stamp = 0
-        last: dict[str, _Value] = dict(part_init)
         for cycle, _, name, value in rows:
-            if name in part_init and last[name] == value:
-                continue  # a part's value is written only when it changes
-            last[name] = value
             stamp = round(cycle * ns)
             w.change(var[name], stamp, value)
         w.close(max(round(end * ns), stamp))
