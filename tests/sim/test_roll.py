@@ -6,14 +6,12 @@ from __future__ import annotations
 import io
 import re
 import signal
-import subprocess
-import sys
 import termios
 import time
 from collections.abc import Callable, Iterator
 
 import pytest
-from simsupport import Terminal, terminals
+from simsupport import Terminal, run, terminals
 
 from fairdie.subjects.die._roll import CLEAR_S, REPEAT_GAP_S, TAP_S, KeyHolds, RollScreen
 
@@ -205,14 +203,10 @@ def test_sigterm_ends_it_with_one_line_and_restores_the_terminal(
     assert t.seen.endswith(b"fairdie: terminated\r\n") and b"Traceback" not in t.seen
 
 
-def test_roll_needs_a_terminal() -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "fairdie.cli", "roll"],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert r.returncode == 2
-    assert r.stderr == "fairdie: error: roll needs a terminal (use fairdie press)\n"
-    assert r.stdout == ""
+def test_roll_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    """In this process (the tests above run the command itself): neither
+    its input nor its output is a terminal."""
+    rc, out, err = run(capsys, "roll")
+    assert rc == 2
+    assert err == "fairdie: error: roll needs a terminal (use fairdie press)\n"
+    assert out == ""
