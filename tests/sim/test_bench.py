@@ -12,6 +12,7 @@ import json
 import math
 from array import array
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import pytest
@@ -112,13 +113,19 @@ def test_the_report_is_a_table_of_figure_value_yardstick_ratio_goal(figures):
     assert harness[5:7] == [">=", f"{TARGETS['harness_over_raw'][1]:g}"] and harness[7] == met
 
 
-def test_cli_bench_json(capsys, tmp_path):
-    # the full verify it can time (some 30 s) is test_verify.py's to check
+def test_cli_bench_json(capsys, tmp_path, monkeypatch):
+    # the full verify it can time (some 30 s) is test_verify.py's to check; the
+    # presses timed for 0.05 s a round, not the command's 0.5 s, as in `figures`
+    # (the same code measures them: 0.05 s is 8 presses or more, the least it times)
+    from fairdie.subjects.die import bench
+
+    monkeypatch.setattr(bench, "run_benchmarks", partial(run_benchmarks, press_seconds=0.05))
     kept = tmp_path / "bench.json"
     argv = ["bench", "--json", "--cycles", "1000000", "--rounds", "1", "--no-verify"]
     assert main([*argv, "--json-out", str(kept)]) == 0
     printed = json.loads(capsys.readouterr().out)
     check_figures(printed, verify=False)
+    assert printed["press_seconds"] == 0.05
     # make bench prints the table and keeps the JSON of the same run, not of a second one
     assert json.loads(kept.read_text()) == printed
 
