@@ -313,12 +313,14 @@ class Tightness:
     within each group of equal ``p0``.
     """
 
-    __slots__ = ("_groups", "base", "counts", "k")
+    __slots__ = ("_group_of", "_groups", "_key", "base", "counts", "k")
 
     base: tuple[float, ...]
     counts: tuple[int, ...]
     k: float
     _groups: tuple[tuple[int, ...], ...]
+    _group_of: tuple[int, ...]  #: each value's group
+    _key: tuple[tuple[int, ...], ...] | None  #: :meth:`key`, once found
 
     def __init__(self, p0: Sequence[float], k: float) -> None:
         p = tuple(float(x) for x in p0)
@@ -335,6 +337,9 @@ class Tightness:
         for i, x in enumerate(p):
             groups.setdefault(x, []).append(i)
         self._groups = tuple(tuple(g) for g in groups.values())
+        of = {i: n for n, g in enumerate(self._groups) for i in g}
+        self._group_of = tuple(of[i] for i in range(len(p)))
+        self._key = None
 
     def probs(self) -> tuple[float, ...]:
         m = sum(self.counts)
@@ -348,17 +353,27 @@ class Tightness:
         new.base = self.base
         new.k = self.k
         new._groups = self._groups
+        new._group_of = self._group_of
+        new._key = None
         new.counts = _bump(self.counts, outcome)
         return new
 
     def key(self) -> Hashable:
         """The sorted counts within each group of values with equal ``p0``."""
-        c = self.counts
-        return tuple(tuple(sorted(c[i] for i in g)) for g in self._groups)
+        if self._key is None:
+            c = self.counts
+            self._key = tuple(tuple(sorted(c[i] for i in g)) for g in self._groups)
+        return self._key
 
     def key_after(self, outcome: int) -> Hashable:
+        """:meth:`key` with the outcome's group sorted again (the others keep theirs)."""
+        self.key()
+        assert self._key is not None
+        n = self._group_of[outcome]
         c = _bump(self.counts, outcome)
-        return tuple(tuple(sorted(c[i] for i in g)) for g in self._groups)
+        key = list(self._key)
+        key[n] = tuple(sorted(c[i] for i in self._groups[n]))
+        return tuple(key)
 
 
 def two_d6() -> tuple[float, ...]:
