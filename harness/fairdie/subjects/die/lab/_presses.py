@@ -3,6 +3,7 @@ model, as the chip would read them (see :class:`PressReader`)."""
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -31,10 +32,17 @@ def conversion_instants(die: Any) -> tuple[int, list[float]]:
     return channel, [(a.cycle - start) / chip.frequency for a in log]
 
 
+@functools.lru_cache(maxsize=8)
+def _codes(vcc: int) -> tuple[int, ...]:
+    """The code of each whole millivolt 0..vcc (made once a supply: every
+    piece of a campaign reads through it)."""
+    return tuple(code_for_mv(mv, vcc) for mv in range(vcc + 1))
+
+
 def code_table(vcc: int) -> Callable[[float], int]:
     """``mv -> code`` as the chip converts (whole millivolts, then simavr's
     floor(mv * 1023 / vcc)), by table: the model run converts every reading."""
-    table = [code_for_mv(mv, vcc) for mv in range(vcc + 1)]
+    table = _codes(vcc)
 
     def code(mv: float) -> int:
         m = round(mv)
@@ -65,7 +73,7 @@ class PressReader:
             bind(self._now)
         # a press's values in bulk, where they do not depend on when they are read
         self._values = getattr(noise, "press_values", None) if bind is None else None
-        self._codes = np.array([code_for_mv(mv, vcc) for mv in range(vcc + 1)], np.uint16)
+        self._codes = np.array(_codes(vcc), np.uint16)
         self._vcc = vcc
 
     def _now(self) -> float:
