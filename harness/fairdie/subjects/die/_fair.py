@@ -86,7 +86,11 @@ def canonical(d: Sequence[int]) -> bytes:
 
 def offsets(table: int) -> tuple[int, ...]:
     """The six offsets (face 1 first) of a packed table."""
-    return tuple((table >> (2 * f)) & 3 for f in range(6))
+    return _OFFSETS[table & 0xFFF]
+
+
+#: each 12-bit table's offsets, made once (the model asks at every press)
+_OFFSETS = tuple(tuple((t >> (2 * f)) & 3 for f in range(6)) for t in range(1 << 12))
 
 
 def _normalise(table: int) -> int:
