@@ -10,13 +10,19 @@ be too).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 # The inner runs share this process. Import the engine here, once: pytester
 # drops the modules an inner run imported, and a second copy of the engine
-# module would answer the compiled module's callbacks for chips it never made.
+# module would answer the compiled module's callbacks for chips it never made
+# (and numpy, which the chip imports, cannot be loaded twice in one process).
+import fairdie.sim._chip
 import fairdie.subjects.silver_dollar._game  # noqa: F401
-from fairdie.toolchain import build
+from fairdie.subjects.silver_dollar._solver import format_position
+from fairdie.subjects.silver_dollar.suite.test_device_play import CHOOSING, LOST, WINNABLE
+from fairdie.toolchain import build, default_cache_dir
 
 SUITE = (
     "--pyargs",
@@ -29,16 +35,29 @@ TARGET = "sdg_t84a"
 PLACED = {"SDG_TEST_POSITION": 1}
 
 
-def _hex(variant: str, *, placed: bool = False) -> str:
-    return str(build(TARGET, variant=variant, defines=PLACED if placed else {}).hex)
+HexOf = Callable[..., str]
+
+
+@pytest.fixture(scope="module")
+def hex_of() -> HexOf:
+    """``hex_of(variant, placed=False)``: the HEX of a build, from the session's
+    build cache (set up before pytester points HOME, and so the default
+    cache, at an empty folder, where each build would compile afresh)."""
+    cache = default_cache_dir()
+
+    def make(variant: str, *, placed: bool = False) -> str:
+        defines = PLACED if placed else {}
+        return str(build(TARGET, variant=variant, defines=defines, cache_dir=cache).hex)
+
+    return make
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
     return {k: v for k, v in result.parseoutcomes().items() if k in ("passed", "failed", "skipped")}
 
 
-def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester) -> None:
-    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={_hex('game')}", "-rs")
+def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester, hex_of: HexOf) -> None:
+    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={hex_of('game')}", "-rs")
     assert r.ret == 0, r.stdout.str()[-3000:]
     got = outcomes(r)
     assert got["passed"] >= 9 and "failed" not in got
@@ -50,17 +69,34 @@ def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester) -> N
     )
 
 
+#: each test that places a position, once (the outer session runs every
+#: case of them, on this build's ELF: the cases differ in the position only),
+#: and the two slow sweeps, which skip
+PLACING = (
+    ("test_device_play", "test_a_winning_reply_leaves_the_human_a_lost_position", WINNABLE),
+    ("test_device_play", "test_without_a_winning_reply_the_device_makes_a_legal_move", LOST),
+    ("test_device_play", "test_each_winning_reply_is_chosen_about_equally_often", CHOOSING),
+    ("test_presses", "test_the_devices_tune_plays_its_notes_a5_at_880_hz", None),
+    ("test_device_play", "test_every_position_the_device_replies_as_the_solver_says", None),
+    ("test_device_play", "test_every_choice_is_uniform", None),
+)
+
+
 def test_a_hex_that_reads_a_placed_position_runs_the_tests_that_place_one(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, hex_of: HexOf
 ) -> None:
-    hex_path = _hex("test-position")
+    hex_path = hex_of("test-position")
+    tests = [
+        f"{SUITE[1]}.{module}::{name}" + (f"[{format_position(cases[0])}]" if cases else "")
+        for module, name, cases in PLACING
+    ]
     r = pytester.runpytest_inprocess(
-        *SUITE, f"--fairdie-firmware={hex_path}", "-k", "test_device_play or tune"
+        "--pyargs", *tests, *SUITE[2:], f"--fairdie-firmware={hex_path}"
     )
     assert r.ret == 0, r.stdout.str()[-3000:]
-    got = outcomes(r)
-    # the sample (30 + 10 positions, 3 choices), play, a tune; only the slow sweeps skip
-    assert got["passed"] >= 45 and got["skipped"] == 2, got
+    # each placing test runs and passes (none skips for want of a placed
+    # position); only the slow sweeps skip
+    assert outcomes(r) == {"passed": 4, "skipped": 2}, r.stdout.str()[-3000:]
 
 
 #: each broken build, whether its HEX reads a placed position, the tests run
@@ -91,10 +127,10 @@ SLOW_MUTANTS = {"mutant-first-win", "mutant-led-table"}
     [pytest.param(v, marks=pytest.mark.slow if v in SLOW_MUTANTS else ()) for v in MUTANTS],
 )
 def test_a_broken_build_fails_the_suite_by_the_test_that_catches_it(
-    pytester: pytest.Pytester, variant: str
+    pytester: pytest.Pytester, hex_of: HexOf, variant: str
 ) -> None:
     placed, tests, failing = MUTANTS[variant]
-    hex_path = _hex(variant, placed=placed)
+    hex_path = hex_of(variant, placed=placed)
     r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={hex_path}", "-k", tests)
     assert r.ret == pytest.ExitCode.TESTS_FAILED, r.stdout.str()[-3000:]
     r.stdout.fnmatch_lines([f"FAILED *::{name}*" for name in failing])
