@@ -230,6 +230,11 @@ class _PartValues:
             self._reads(key, (port, bit), 16)
         for key, pin in self.speakers.items():
             self._reads(key, pin, 8, 16, 24)
+        #: the ports whose parts read no other port: their values follow from
+        #: the port's word alone (and a display's scan repeats a few words)
+        alone = {p for p, read in self.reads.items() if all(self._ports(k) == {p} for k, _ in read)}
+        self._alone = alone
+        self._seen: dict[tuple[str, int, int], dict[str, str]] = {}
 
     def _reads(self, key: str, pin: tuple[str, int], *planes: int) -> None:
         port, bit = pin
@@ -241,9 +246,24 @@ class _PartValues:
         keys = [*self.leds, *self.buttons, *self.speakers]
         return {k: self.value(k, words) for k in keys}
 
-    def changed(self, words: Mapping[str, int], port: str, bits: int) -> dict[str, str]:
-        """The values of the parts that read these ``bits`` of ``port``'s word."""
-        return {k: self.value(k, words) for k, mask in self.reads.get(port, ()) if mask & bits}
+    def _ports(self, key: str) -> set[str]:
+        """The ports a part reads."""
+        return {port for port, read in self.reads.items() if any(k == key for k, _ in read)}
+
+    def changed(self, words: Mapping[str, int], port: str, before: int | None) -> dict[str, str]:
+        """The values of the parts that read the bits of ``port``'s word that
+        changed from ``before`` (all of its parts when that is unknown)."""
+        after = words[port]
+        seen = None
+        if before is not None and port in self._alone:
+            seen = self._seen.get((port, before, after))
+            if seen is not None:
+                return seen
+        bits = -1 if before is None else before ^ after
+        out = {k: self.value(k, words) for k, mask in self.reads.get(port, ()) if mask & bits}
+        if before is not None and port in self._alone:
+            self._seen[port, before, after] = out
+        return out
 
     def value(self, key: str, words: Mapping[str, int]) -> str:
         if key in self.leds:
@@ -316,18 +336,22 @@ def write_vcd(
     part_values = _PartValues(parts)
     part_init = part_values.all(words)
     now = dict(part_init)  # each part's value as the events go: a row only for a change
+    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
+    # each pin's value as the events go: a row only for a change (the writer
+    # leaves out a value that is no change; it need not be asked)
+    pin_now = {name: init.get(name, "x") for name in pins}
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
-            rows.extend(
-                (e.cycle, n, name, _PIN_VALUE[Level.of(e.b, bit)])
-                for name, bit in by_port.get(chr(e.a), ())
-            )
+            for name, bit in by_port.get(chr(e.a), ()):
+                v = _PIN_VALUE[Level.of(e.b, bit)]
+                if pin_now[name] != v:
+                    pin_now[name] = v
+                    rows.append((e.cycle, n, name, v))
             if part_init:
                 port = chr(e.a)
                 before = words.get(port)
                 words[port] = e.b
-                bits = -1 if before is None else before ^ e.b
-                for k, v in part_values.changed(words, port, bits).items():
+                for k, v in part_values.changed(words, port, before).items():
                     if now[k] != v:
                         now[k] = v
                         rows.append((e.cycle, n, k, v))
@@ -341,7 +365,6 @@ def write_vcd(
                     rows.append((e.cycle + 1, -1, name, 0))
     rows.sort(key=lambda r: (r[0], r[1]))
     ns = 1e9 / frequency
-    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
     with path.open("w", encoding="utf-8") as f:
         w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
         var = {name: w.register_var(scope, name, "wire", 1, init.get(name, "x")) for name in pins}
