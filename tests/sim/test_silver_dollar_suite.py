@@ -2,10 +2,11 @@
 a good build passes it, and each broken build fails it, by the test that
 catches it.
 
-The game's HEX runs every test that plays from the device's own starts; the
-tests that place a position in EEPROM skip on it, saying so, and run on a
-HEX that reads one (the game built with SDG_TEST_POSITION=1, as a mutant may
-be too).
+The game's HEX runs the tests that play from the device's own starts (but
+two of many games: :data:`MANY_GAMES`); the tests that place a position in
+EEPROM skip on it, saying so, and run on a HEX that reads one (the game
+built with SDG_TEST_POSITION=1, as a mutant may be too). The outer session
+runs every test of the suite on the builds' ELFs.
 """
 
 from __future__ import annotations
