@@ -87,8 +87,14 @@ def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester, buil
 
 #: each test that places a position, once (the outer session runs every
 #: case of them, on this build's ELF: the cases differ in the position only),
-#: and the two slow sweeps, which skip
+#: and the two slow sweeps, which skip; and play from the build's own starts
+#: (the replies of a game under way, which no placed position makes)
 PLACING = (
+    (
+        "test_device_play",
+        "test_through_play_the_device_replies_to_win_and_spreads_its_choice",
+        None,
+    ),
     ("test_device_play", "test_a_winning_reply_leaves_the_human_a_lost_position", WINNABLE),
     ("test_device_play", "test_without_a_winning_reply_the_device_makes_a_legal_move", LOST),
     ("test_device_play", "test_each_winning_reply_is_chosen_about_equally_often", CHOOSING),
@@ -111,8 +117,8 @@ def test_a_hex_that_reads_a_placed_position_runs_the_tests_that_place_one(
     )
     assert r.ret == 0, r.stdout.str()[-3000:]
     # each placing test runs and passes (none skips for want of a placed
-    # position); only the slow sweeps skip
-    assert outcomes(r) == {"passed": 4, "skipped": 2}, r.stdout.str()[-3000:]
+    # position), and play; only the slow sweeps skip
+    assert outcomes(r) == {"passed": 5, "skipped": 2}, r.stdout.str()[-3000:]
 
 
 #: each broken build, whether its HEX reads a placed position, the tests run
