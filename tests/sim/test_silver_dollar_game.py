@@ -1,10 +1,10 @@
 """The Silver Dollar Game as a device (:class:`Game`): the position read off
 the strip and checked for ghosts, starts, moves made through the buttons,
-the device's replies judged by the solver, and the tunes read as notes."""
+replies read off the strip, and the tunes read as notes. Whether the
+device's replies are winning ones, by the solver, is the game suite's to
+check (test_device_play: a sample of 40 placed positions)."""
 
 from __future__ import annotations
-
-import random
 
 import pytest
 
@@ -15,14 +15,12 @@ from fairdie.subjects.silver_dollar._game import note_named
 from fairdie.subjects.silver_dollar._solver import (
     Move,
     PositionError,
-    all_positions,
     apply,
     cells,
     format_position,
     legal_moves,
     parse_position,
     valid_starts,
-    winning_moves,
 )
 from fairdie.toolchain import build
 
@@ -110,18 +108,6 @@ def test_every_start_is_valid_and_moves_get_replies() -> None:
     assert len(clicks) == mine.steps  # one click per cell
     with pytest.raises(PositionError, match="not legal"):
         dev.move(Move(12, 1))
-
-
-def test_the_devices_replies_from_a_sample_of_placed_positions_are_winning() -> None:
-    rng = random.Random(18)
-    movable = [p for p in all_positions() if legal_moves(p)]
-    for pos in rng.sample(movable, 40):
-        dev = placed(",".join(map(str, cells(pos))), rng.getrandbits(32))
-        reply = dev.wait_reply(pos)
-        assert reply is not None and reply in legal_moves(pos)
-        wins = winning_moves(pos)
-        assert reply in wins or not wins, (pos, reply, wins)
-        assert dev.position() == apply(pos, reply)
 
 
 def test_place_refuses_what_the_build_cannot_take() -> None:

@@ -2,21 +2,29 @@
 a good build passes it, and each broken build fails it, by the test that
 catches it.
 
-The game's HEX runs every test that plays from the device's own starts; the
-tests that place a position in EEPROM skip on it, saying so, and run on a
-HEX that reads one (the game built with SDG_TEST_POSITION=1, as a mutant may
-be too).
+The game's HEX runs the tests that play from the device's own starts (but
+two of many games: :data:`MANY_GAMES`); the tests that place a position in
+EEPROM skip on it, saying so, and run on a HEX that reads one (the game
+built with SDG_TEST_POSITION=1, as a mutant may be too). The outer session
+runs every test of the suite on the builds' ELFs.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
 # The inner runs share this process. Import the engine here, once: pytester
 # drops the modules an inner run imported, and a second copy of the engine
-# module would answer the compiled module's callbacks for chips it never made.
+# module would answer the compiled module's callbacks for chips it never made
+# (and numpy, which the chip imports, cannot be loaded twice in one process).
+import fairdie.sim._chip
 import fairdie.subjects.silver_dollar._game  # noqa: F401
-from fairdie.toolchain import build
+from fairdie.sim import load_firmware
+from fairdie.subjects.silver_dollar._solver import format_position
+from fairdie.subjects.silver_dollar.suite.test_device_play import CHOOSING, LOST, WINNABLE
+from fairdie.toolchain import Build, build, default_cache_dir
 
 SUITE = (
     "--pyargs",
@@ -29,19 +37,46 @@ TARGET = "sdg_t84a"
 PLACED = {"SDG_TEST_POSITION": 1}
 
 
-def _hex(variant: str, *, placed: bool = False) -> str:
-    return str(build(TARGET, variant=variant, defines=PLACED if placed else {}).hex)
+Built = Callable[..., Build]
+
+
+@pytest.fixture(scope="module")
+def built() -> Built:
+    """``built(variant, placed=False)``: a build, from the session's build
+    cache (set up before pytester points HOME, and so the default cache, at
+    an empty folder, where each build would compile afresh)."""
+    cache = default_cache_dir()
+
+    def make(variant: str, *, placed: bool = False) -> Build:
+        return build(TARGET, variant=variant, defines=PLACED if placed else {}, cache_dir=cache)
+
+    return make
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
     return {k: v for k, v in result.parseoutcomes().items() if k in ("passed", "failed", "skipped")}
 
 
-def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester) -> None:
-    r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={_hex('game')}", "-rs")
+#: the suite's two tests of many games, left out on the game's HEX (-k also
+#: leaves out the slow one of many random games, which skips): they make
+#: the same calls of the game (moves, replies, positions read off the strip
+#: without the ELF's symbols) as the perfect player's games, which run here;
+#: and the outer session plays them on the same bytes (asserted) from the
+#: same seed, so their statistics would be the same run again
+MANY_GAMES = "random_player_loses_nearly_always or through_play"
+
+
+def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester, built: Built) -> None:
+    game = built("game")
+    hex_path = str(game.hex)
+    assert load_firmware(game.hex).flash == load_firmware(game.elf).flash
+    r = pytester.runpytest_inprocess(
+        *SUITE, f"--fairdie-firmware={hex_path}", "-rs", "-k", f"not ({MANY_GAMES})"
+    )
     assert r.ret == 0, r.stdout.str()[-3000:]
     got = outcomes(r)
-    assert got["passed"] >= 9 and "failed" not in got
+    assert got["passed"] >= 7 and "failed" not in got
+    assert r.parseoutcomes()["deselected"] == 3, r.stdout.str()[-3000:]
     r.stdout.fnmatch_lines(
         [
             "*needs a position placed in EEPROM: the given firmware reads none*",
@@ -50,17 +85,40 @@ def test_the_whole_suite_passes_on_the_games_hex(pytester: pytest.Pytester) -> N
     )
 
 
+#: each test that places a position, once (the outer session runs every
+#: case of them, on this build's ELF: the cases differ in the position only),
+#: and the two slow sweeps, which skip; and play from the build's own starts
+#: (the replies of a game under way, which no placed position makes)
+PLACING = (
+    (
+        "test_device_play",
+        "test_through_play_the_device_replies_to_win_and_spreads_its_choice",
+        None,
+    ),
+    ("test_device_play", "test_a_winning_reply_leaves_the_human_a_lost_position", WINNABLE),
+    ("test_device_play", "test_without_a_winning_reply_the_device_makes_a_legal_move", LOST),
+    ("test_device_play", "test_each_winning_reply_is_chosen_about_equally_often", CHOOSING),
+    ("test_presses", "test_the_devices_tune_plays_its_notes_a5_at_880_hz", None),
+    ("test_device_play", "test_every_position_the_device_replies_as_the_solver_says", None),
+    ("test_device_play", "test_every_choice_is_uniform", None),
+)
+
+
 def test_a_hex_that_reads_a_placed_position_runs_the_tests_that_place_one(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, built: Built
 ) -> None:
-    hex_path = _hex("test-position")
+    hex_path = str(built("test-position").hex)
+    tests = [
+        f"{SUITE[1]}.{module}::{name}" + (f"[{format_position(cases[0])}]" if cases else "")
+        for module, name, cases in PLACING
+    ]
     r = pytester.runpytest_inprocess(
-        *SUITE, f"--fairdie-firmware={hex_path}", "-k", "test_device_play or tune"
+        "--pyargs", *tests, *SUITE[2:], f"--fairdie-firmware={hex_path}"
     )
     assert r.ret == 0, r.stdout.str()[-3000:]
-    got = outcomes(r)
-    # the sample (30 + 10 positions, 3 choices), play, a tune; only the slow sweeps skip
-    assert got["passed"] >= 45 and got["skipped"] == 2, got
+    # each placing test runs and passes (none skips for want of a placed
+    # position), and play; only the slow sweeps skip
+    assert outcomes(r) == {"passed": 5, "skipped": 2}, r.stdout.str()[-3000:]
 
 
 #: each broken build, whether its HEX reads a placed position, the tests run
@@ -91,10 +149,10 @@ SLOW_MUTANTS = {"mutant-first-win", "mutant-led-table"}
     [pytest.param(v, marks=pytest.mark.slow if v in SLOW_MUTANTS else ()) for v in MUTANTS],
 )
 def test_a_broken_build_fails_the_suite_by_the_test_that_catches_it(
-    pytester: pytest.Pytester, variant: str
+    pytester: pytest.Pytester, built: Built, variant: str
 ) -> None:
     placed, tests, failing = MUTANTS[variant]
-    hex_path = _hex(variant, placed=placed)
+    hex_path = str(built(variant, placed=placed).hex)
     r = pytester.runpytest_inprocess(*SUITE, f"--fairdie-firmware={hex_path}", "-k", tests)
     assert r.ret == pytest.ExitCode.TESTS_FAILED, r.stdout.str()[-3000:]
     r.stdout.fnmatch_lines([f"FAILED *::{name}*" for name in failing])

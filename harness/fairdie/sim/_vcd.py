@@ -38,9 +38,9 @@ chip was at the end and no event changed it.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -174,49 +174,111 @@ def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
     return init
 
 
-#: a part's pin as (port, bit), parsed once (a part's value is found at every pin change)
-_pin = functools.cache(parse_pin)
+#: an LED's terminal: a supply (whether it lets the LED light), or a pin
+_Terminal = bool | tuple[str, int]
 
 
-def _end(words: Mapping[str, int], terminal: str, want: Level) -> bool | None:
-    """An LED's terminal is where it must be to light: a supply always, a
-    pin when driven to ``want`` (None: its port is unknown)."""
-    supply = _SUPPLY.get(terminal.upper())
-    if supply is not None:
-        return supply == (want is Level.HIGH)
-    port, bit = _pin(terminal)
+@cache
+def _terminals(anode: str, cathode: str) -> tuple[_Terminal, _Terminal]:
+    """An LED's anode and cathode, each a supply (whether it is where the LED
+    needs it to light: VCC for the anode, GND for the cathode) or a pin."""
+    ends: list[_Terminal] = []
+    for terminal, high in ((anode, True), (cathode, False)):
+        supply = _SUPPLY.get(terminal.upper())
+        ends.append(parse_pin(terminal) if supply is None else supply == high)
+    return ends[0], ends[1]
+
+
+def _driven(words: Mapping[str, int], terminal: _Terminal, high: int) -> bool | None:
+    """A terminal is where it must be to light: a supply always, a pin when
+    driven (by the chip or from outside) to ``high`` (None: its port is
+    unknown). As ``Level.of(word, bit) is HIGH`` (or LOW), in bits."""
+    if isinstance(terminal, bool):
+        return terminal
+    port, bit = terminal
     word = words.get(port)
-    return None if word is None else Level.of(word, bit) is want
+    if word is None:
+        return None
+    return bool((word >> (8 + bit) | word >> (16 + bit)) & 1) and (word >> bit & 1) == high
 
 
 def led_lit(words: Mapping[str, int], anode: str, cathode: str) -> bool | None:
     """An LED between ``anode`` and ``cathode`` (pins, or ``"VCC"``/``"GND"``)
     is lit in these port state words: its anode driven high, its cathode
     driven low, as the engine's LED integrator has it (None: a port unknown)."""
-    ends = (_end(words, anode, Level.HIGH), _end(words, cathode, Level.LOW))
+    a, c = _terminals(anode, cathode)
+    ends = (_driven(words, a, 1), _driven(words, c, 0))
     return None if None in ends else all(ends)
 
 
-def _part_values(parts: Parts, words: Mapping[str, int]) -> dict[str, str]:
-    """Each LED's and button's value (``led.NAME``, ``btn.NAME``) for these
-    port state words: x while a pin's port is unknown."""
-    out: dict[str, str] = {}
-    for name, anode, cathode in parts.leds:
-        lit = led_lit(words, anode, cathode)
-        out[f"led.{name}"] = "x" if lit is None else "1" if lit else "0"
-    for name, pin, active_high in parts.buttons:
-        port, bit = _pin(pin)
+class _PartValues:
+    """A board's parts' values (``led.NAME``, ``btn.NAME``, ``spk.NAME``) from
+    port state words, x while a pin's port is unknown; each pin parsed once,
+    and each part known by the bits of the state words it reads."""
+
+    def __init__(self, parts: Parts) -> None:
+        self.leds = {f"led.{n}": _terminals(a, c) for n, a, c in parts.leds}
+        self.buttons = {f"btn.{n}": (*parse_pin(p), int(high)) for n, p, high in parts.buttons}
+        self.speakers = {f"spk.{n}": parse_pin(p) for n, p in parts.speakers}
+        #: port -> the parts that read it, each with the bits of its word it reads
+        self.reads: dict[str, list[tuple[str, int]]] = {}
+        for key, ends in self.leds.items():
+            for end in ends:
+                if not isinstance(end, bool):
+                    self._reads(key, end, 8, 16)
+        for key, (port, bit, _) in self.buttons.items():
+            self._reads(key, (port, bit), 16)
+        for key, pin in self.speakers.items():
+            self._reads(key, pin, 8, 16, 24)
+        #: the ports whose parts read no other port: their values follow from
+        #: the port's word alone (and a display's scan repeats a few words)
+        alone = {p for p, read in self.reads.items() if all(self._ports(k) == {p} for k, _ in read)}
+        self._alone = alone
+        self._seen: dict[tuple[str, int, int], dict[str, str]] = {}
+
+    def _reads(self, key: str, pin: tuple[str, int], *planes: int) -> None:
+        port, bit = pin
+        mask = sum(1 << (p + bit) for p in (0, *planes))
+        self.reads.setdefault(port, []).append((key, mask))
+
+    def all(self, words: Mapping[str, int]) -> dict[str, str]:
+        """Every part's value."""
+        keys = [*self.leds, *self.buttons, *self.speakers]
+        return {k: self.value(k, words) for k in keys}
+
+    def _ports(self, key: str) -> set[str]:
+        """The ports a part reads."""
+        return {port for port, read in self.reads.items() if any(k == key for k, _ in read)}
+
+    def changed(self, words: Mapping[str, int], port: str, before: int | None) -> dict[str, str]:
+        """The values of the parts that read the bits of ``port``'s word that
+        changed from ``before`` (all of its parts when that is unknown)."""
+        after = words[port]
+        seen = None
+        if before is not None and port in self._alone:
+            seen = self._seen.get((port, before, after))
+            if seen is not None:
+                return seen
+        bits = -1 if before is None else before ^ after
+        out = {k: self.value(k, words) for k, mask in self.reads.get(port, ()) if mask & bits}
+        if before is not None and port in self._alone:
+            self._seen[port, before, after] = out
+        return out
+
+    def value(self, key: str, words: Mapping[str, int]) -> str:
+        if key in self.leds:
+            anode, cathode = self.leds[key]
+            ends = (_driven(words, anode, 1), _driven(words, cathode, 0))
+            return "x" if None in ends else "1" if all(ends) else "0"
+        if key in self.buttons:
+            port, bit, high = self.buttons[key]
+            word = words.get(port)
+            if word is None:
+                return "x"
+            return "1" if (word >> (16 + bit)) & 1 and (word >> bit & 1) == high else "0"
+        port, bit = self.speakers[key]
         word = words.get(port)
-        if word is None:
-            out[f"btn.{name}"] = "x"
-        else:
-            outside = (word >> (16 + bit)) & 1
-            out[f"btn.{name}"] = "1" if outside and (word >> bit & 1) == active_high else "0"
-    for name, pin in parts.speakers:
-        port, bit = _pin(pin)
-        word = words.get(port)
-        out[f"spk.{name}"] = "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
-    return out
+        return "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
 
 
 def _first_words(events: Sequence[Event], state: ChipState) -> dict[str, int]:
@@ -271,26 +333,27 @@ def write_vcd(
     # (cycle, order, name, value): a strobe's fall sorts before an event of its cycle
     rows: list[tuple[int, int, str, _Value]] = []
     words = _first_words(events, state)
-    part_init = _part_values(parts, words)
-    # a part's value is written only when it changes; the values of each set
-    # of port words found once (multiplexed LEDs go round a few)
-    shown = dict(part_init)
-    found: dict[tuple[tuple[str, int], ...], dict[str, str]] = {}
+    part_values = _PartValues(parts)
+    part_init = part_values.all(words)
+    now = dict(part_init)  # each part's value as the events go: a row only for a change
+    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
+    # each pin's value as the events go: a row only for a change (the writer
+    # leaves out a value that is no change; it need not be asked)
+    pin_now = {name: init.get(name, "x") for name in pins}
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
-            rows.extend(
-                (e.cycle, n, name, _PIN_VALUE[Level.of(e.b, bit)])
-                for name, bit in by_port.get(chr(e.a), ())
-            )
-            if parts.leds or parts.buttons or parts.speakers:
-                words[chr(e.a)] = e.b
-                now = tuple(words.items())
-                values = found.get(now)
-                if values is None:
-                    values = found[now] = _part_values(parts, words)
-                for k, v in values.items():
-                    if shown[k] != v:
-                        shown[k] = v
+            for name, bit in by_port.get(chr(e.a), ()):
+                v = _PIN_VALUE[Level.of(e.b, bit)]
+                if pin_now[name] != v:
+                    pin_now[name] = v
+                    rows.append((e.cycle, n, name, v))
+            if part_init:
+                port = chr(e.a)
+                before = words.get(port)
+                words[port] = e.b
+                for k, v in part_values.changed(words, port, before).items():
+                    if now[k] != v:
+                        now[k] = v
                         rows.append((e.cycle, n, k, v))
             continue
         for name, value in _changes(e):
@@ -302,7 +365,6 @@ def write_vcd(
                     rows.append((e.cycle + 1, -1, name, 0))
     rows.sort(key=lambda r: (r[0], r[1]))
     ns = 1e9 / frequency
-    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
     with path.open("w", encoding="utf-8") as f:
         w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
         var = {name: w.register_var(scope, name, "wire", 1, init.get(name, "x")) for name in pins}
@@ -315,7 +377,11 @@ def write_vcd(
             kind, name = key.split(".", 1)
             var[key] = w.register_var(kind, name, "wire", 1, value)
         stamp = 0
+        last: dict[str, _Value] = dict(part_init)
         for cycle, _, name, value in rows:
+            if name in part_init and last[name] == value:
+                continue  # a part's value is written only when it changes
+            last[name] = value
             stamp = round(cycle * ns)
             w.change(var[name], stamp, value)
         w.close(max(round(end * ns), stamp))

@@ -3,7 +3,8 @@
 - Sleep: after 30 s with no press the display goes off and the CPU powers
   down (the engine's sleep mode, SM bits honoured), and no interrupt runs
   between the SLEEP and the wake (the trace's IRQ events): Timer0 stopped
-  with the clock. GO wakes it with the position intact, and play goes on.
+  with the clock. GO wakes it with the position intact, silently (the
+  waking press is no GO of the game), and play goes on.
 - Display: every lit cell is refreshed about once a millisecond (its LED's
   on-edges on the pins), and no unlit LED glows (``Game.ghosts``).
 """
@@ -52,6 +53,7 @@ def test_after_30_s_idle_it_powers_down_until_go_wakes_it_intact(
         f" {'asleep' if chip.sleeping else 'awake'}, sleep mode {chip.sleep_mode}"
     )
     assert game.lit() == frozenset(), f"asleep with {sorted(game.lit())} lit"
+    waking = chip.trace.mark()
     game.tap("go")
     kinds = EventKind.SLEEP | EventKind.WAKE | EventKind.IRQ
     events = list(chip.trace.events(kinds, mark))
@@ -66,6 +68,8 @@ def test_after_30_s_idle_it_powers_down_until_go_wakes_it_intact(
     measured("powered_down_s", f"{(events[woke].cycle - events[down].cycle) / chip.frequency:.3f}")
     chip.run(seconds=0.05)
     assert game.position() == start, f"woke showing {format_position(game.position())}"
+    # the waking press is no GO of the game (which, before a step, would beep)
+    assert game.notes(waking) == [], f"the waking GO sounded {game.notes(waking)}"
     # and the game goes on: a step clicks
     cell = next(c for c in cells(start) if Move(c, c - 1) in legal_moves(start))
     mark = chip.trace.mark()
