@@ -55,6 +55,10 @@ $(STAMP): $(SETUP_INPUTS)
 	fi
 	@touch $@.building
 	$(VPY) -m pip install --disable-pip-version-check -q -e '.[dev]'
+	@# An editable install compiles nothing: compile the package once here, as an
+	@# install would, so that no process (test workers, the CLI's subprocesses)
+	@# compiles it again, even where PYTHONDONTWRITEBYTECODE is set.
+	$(VPY) -m compileall -q harness/fairdie
 	@# A copy of the extension under another suffix (say from build_ext --inplace)
 	@# would shadow the one just built: keep only files the install wrote.
 	@find $(SIM) -maxdepth 1 \( -name '_simavr*.so' -o -name '_kernels*.so' \) ! -newer $@.building -print -delete | \
