@@ -41,12 +41,14 @@ from fairdie.subjects.die._models import HEALTHY_CODES, conversion_mismatch
 from fairdie.subjects.die.suite._support import (
     BOARDS,
     ERASED,
+    Pressing,
     clear_is_known,
     images,
     model_of,
     needs_build,
     needs_model,
     press_codes,
+    pressing,
     random_codes,
     tables,
 )
@@ -62,10 +64,13 @@ ZEROS = (0,) * 6
 CLEAR_S = 9.92
 
 
-def modelled_roll(die: Die, hold: float = 0.1) -> tuple[Press, int | None, bytes, bytes]:
+def modelled_roll(
+    die: Die, hold: float = 0.1, model: Pressing | None = None
+) -> tuple[Press, int | None, bytes, bytes]:
     """Roll; ``(press, face, before, after)``: the face and image after that
-    the model gives for the image before and the codes the chip converted."""
-    model = model_of(die)
+    the model (the die's, unless given) gives for the image before and the
+    codes the chip converted."""
+    model = model or model_of(die)
     before = die.chip.eeprom
     p = die.roll(hold)
     wanted = model.conversions([*p.adc_codes, *HEALTHY_CODES])
@@ -195,7 +200,7 @@ def test_differential_thousands_of_presses(
     """The chip and the model pick the same face and leave the same EEPROM
     image, press by press, from random bytes and with random codes."""
     die = die_factory(board=board)
-    model = model_of(die)
+    model = pressing(model_of(die))
     rng = random.Random(fairdie_seed)
     presses = 3000
     codes = random_codes(rng, presses * model.reads)
@@ -203,7 +208,7 @@ def test_differential_thousands_of_presses(
     die.set_noise(Codes(codes))
     at = 0  # a press converts as many codes as its model does, each press after the last
     for n in range(presses):
-        p, face, _, after = modelled_roll(die)
+        p, face, _, after = modelled_roll(die, model=model)
         context = f"press {n}: seed {fairdie_seed}"
         assert p.adc_codes == tuple(codes[at : at + len(p.adc_codes)]), context
         at += len(p.adc_codes)
@@ -215,8 +220,9 @@ def test_differential_with_realistic_noise(
     die_factory: Callable[..., Die], fairdie_seed: int, board: str
 ) -> None:
     die = die_factory(board=board, noise="floating", seed=fairdie_seed)
+    model = pressing(model_of(die))
     for n in range(2000):
-        p, face, _, after = modelled_roll(die)
+        p, face, _, after = modelled_roll(die, model=model)
         assert p.face == face, f"press {n}: seed {fairdie_seed}"
         assert die.chip.eeprom == after, f"press {n}: seed {fairdie_seed}"
 
