@@ -48,6 +48,7 @@ __all__ = [
     "press_codes",
     "pressing",
     "random_codes",
+    "session_boards",
     "tables",
     "writes",
 ]
@@ -61,6 +62,21 @@ MODEL_MARK = "fairdie_model"
 BUILD_MARK = "fairdie_build"
 #: the parameters that name the board a test's die sits on
 _BOARD_PARAMS = ("board", "seed_board")
+
+
+_BOARDS: pytest.StashKey[Callable[[str], Board]] = pytest.StashKey()
+
+
+def session_boards(config: pytest.Config) -> Callable[[str], Board]:
+    """``load_board`` for the suite's collection hooks, each board loaded once
+    a session (they ask for our boards once per test function)."""
+    load = config.stash.get(_BOARDS, None)
+    if load is None:
+        from fairdie.board import load_board
+
+        cached: Callable[[str], Board] = functools.cache(load_board)
+        config.stash[_BOARDS] = load = cached
+    return load
 
 
 def needs_model(name: str) -> pytest.MarkDecorator:
