@@ -54,6 +54,23 @@ def make_chip(build_test_firmware: Callable[..., Any]) -> Callable[..., Any]:
     return _make
 
 
+@pytest.fixture(scope="session")
+def _build_cache() -> Path:
+    """This process's firmware cache (a session fixture: set up before any
+    test's pytester points HOME elsewhere)."""
+    from fairdie.toolchain import default_cache_dir
+
+    return default_cache_dir()
+
+
+@pytest.fixture
+def shared_build_cache(monkeypatch: pytest.MonkeyPatch, _build_cache: Path) -> None:
+    """Inner pytester sessions build into this process's firmware cache:
+    pytester gives each a fresh HOME, in whose empty cache every firmware an
+    inner session builds would compile again."""
+    monkeypatch.setenv("FAIRDIE_CACHE", str(_build_cache))
+
+
 @pytest.fixture
 def unrecorded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chips made in the test are not recorded by the session's own

@@ -23,6 +23,9 @@ from fairdie.toolchain import build, firmware_dir
 BUTTON_DIE = firmware_dir() / "tests" / "button_die"
 SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
 DIRECT = "--fairdie-board=die-direct"
+# what an inner session builds (ours, when no firmware is given) it builds into
+# this process's cache, not each into a fresh one
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
@@ -80,15 +83,38 @@ def test_one_build_runs_what_applies_and_names_the_rest_in_one_line(
     )
 
 
-def test_under_xdist_the_line_comes_once_from_the_controller(pytester: pytest.Pytester) -> None:
+def test_under_xdist_the_line_comes_once_from_the_controller(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """And the JUnit suite properties, once each (the workers' own JUnit
+    recording goes nowhere; tests/unit/test_junit_suite_properties.py: in one process)."""
     hex_path = build("die_t13a", variant="direct").hex
+    xml = tmp_path / "junit.xml"
     r = pytester.runpytest_subprocess(
-        *SUITE, f"--fairdie-firmware={hex_path}", DIRECT, "-k", OTHER_BUILDS, "-n", "2"
+        *SUITE,
+        f"--fairdie-firmware={hex_path}",
+        DIRECT,
+        "--fairdie-seed=5",
+        "-k",
+        OTHER_BUILDS,
+        "-n",
+        "2",
+        f"--junitxml={xml}",
+        "-o",
+        "junit_family=xunit2",
     )
     assert r.ret == 0, r.stdout.str()[-3000:]
     assert outcomes(r) == {"passed": 7}
     lines = [x for x in r.outlines if x.startswith("fairdie die suite:")]
     assert len(lines) == 1 and lines[0].startswith("fairdie die suite: 21 tests deselected")
+    suite = ET.parse(xml).getroot().find("testsuite")
+    assert suite is not None
+    names = [(p.get("name"), p.get("value")) for p in suite.iterfind("properties/property")]
+    assert names == [
+        ("fairdie_firmware", str(hex_path)),
+        ("fairdie_board", "die-direct"),
+        ("fairdie_seed", "5"),
+    ]
 
 
 def test_with_our_builds_the_tests_of_every_build_run(pytester: pytest.Pytester) -> None:

@@ -1,6 +1,7 @@
-"""Firmware, board and seed are JUnit suite properties, once each, whether the
-session runs in one process or on pytest-xdist workers (whose own JUnit
-recording goes nowhere: only the controller writes the XML)."""
+"""Firmware, board and seed are JUnit suite properties, once each. Under
+pytest-xdist too (whose workers' own JUnit recording goes nowhere: only the
+controller writes the XML): tests/sim/test_plugin.py's session on two workers
+checks them."""
 
 from __future__ import annotations
 
@@ -9,15 +10,15 @@ import xml.etree.ElementTree as ET
 import pytest
 
 
-@pytest.mark.parametrize("processes", [["-p", "no:xdist"], ["-n", "2"]], ids=["one", "xdist"])
-def test_suite_properties_reach_the_xml(pytester: pytest.Pytester, processes: list[str]) -> None:
+def test_suite_properties_reach_the_xml(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         test_a="def test_a(): pass\ndef test_b(): pass\n",
         test_b="def test_c(): pass\ndef test_d(): assert 0\n",
     )
     xml = pytester.path / "junit.xml"
-    r = pytester.runpytest_subprocess(
-        *processes,
+    r = pytester.runpytest_inprocess(
+        "-p",
+        "no:xdist",
         "-p",
         "no:cacheprovider",
         "--fairdie-board=die-direct",

@@ -142,9 +142,10 @@ def _skewed_cluster(codes: list[int]) -> bool:
         lambda c: len(set(c)) >= 25,  # anything
     ],
 )
-def test_noise_sequences_reach_their_shapes(condition: object) -> None:
+@pytest.mark.parametrize("compact", [False, True], ids=["per-code", "compact"])
+def test_noise_sequences_reach_their_shapes(condition: object, compact: bool) -> None:
     assert callable(condition)
-    find(noise_sequences(max_size=32), condition, settings=_REACH)
+    find(noise_sequences(max_size=32, compact=compact), condition, settings=_REACH)
 
 
 @pytest.mark.parametrize(
@@ -155,6 +156,7 @@ def test_noise_sequences_reach_their_shapes(condition: object) -> None:
         {"min_size": 1.0},
         {"max_size": "64"},
         {"max_size": True},
+        {"compact": 1},
     ],
 )
 def test_noise_sequences_invalid_arguments_raise_when_drawn(kwargs: dict[str, object]) -> None:

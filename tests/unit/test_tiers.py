@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _BLOCKED = textwrap.dedent(
     """
+    import os
     import sys
 
     class Block:
@@ -44,13 +45,36 @@ _BLOCKED = textwrap.dedent(
 
     # What is checked is that nothing needs the binding, not Hypothesis' depth.
     settings.register_profile("fairdie-tiers", deadline=None, max_examples=5)
-    sys.exit(pytest.main(sys.argv[1:]))
+
+
+    class Keep:
+        # with FAIRDIE_TIERS_KEEP (files, one a line): write every test the session
+        # selected to FAIRDIE_TIERS_SELECTED, then run only those files' tests not slow
+
+        def __init__(self, keep, selected):
+            self.keep, self.selected = keep, selected
+
+        @pytest.hookimpl(trylast=True)  # after -m
+        def pytest_collection_modifyitems(self, config, items):
+            with open(self.selected, "w") as out:
+                out.writelines(item.nodeid + "\\n" for item in items)
+            run = [
+                i for i in items
+                if i.nodeid.split("::")[0] in self.keep and not i.get_closest_marker("slow")
+            ]
+            config.hook.pytest_deselected(items=[i for i in items if i not in run])
+            items[:] = run
+
+
+    keep = os.environ.get("FAIRDIE_TIERS_KEEP")
+    plugins = [Keep(keep.splitlines(), os.environ["FAIRDIE_TIERS_SELECTED"])] if keep else []
+    sys.exit(pytest.main(sys.argv[1:], plugins=plugins))
     """
 )
 
 
-def _pytest_without_binding(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+def _pytest_without_binding(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"} | extra_env
     return subprocess.run(
         [sys.executable, "-c", _BLOCKED, "-p", "no:cacheprovider", *args],
         cwd=ROOT,
@@ -59,15 +83,6 @@ def _pytest_without_binding(*args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=600,
     )
-
-
-def test_not_sim_collects_without_the_binding() -> None:
-    r = _pytest_without_binding("-m", "not sim", "--collect-only", "-q")
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "tests/unit/test_tiers.py::test_not_sim_collects_without_the_binding" in r.stdout
-    assert "tests/sim/" not in r.stdout
-    assert "fairdie/subjects/die/suite/" not in r.stdout
-    assert "error" not in r.stdout.splitlines()[-1]
 
 
 def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
@@ -86,13 +101,31 @@ PARSERS = sorted(
 )
 
 
-def test_the_parsers_unit_tests_pass_without_the_binding() -> None:
+def test_not_sim_collects_and_the_parsers_unit_tests_pass_without_the_binding(
+    tmp_path: Path,
+) -> None:
+    """One session of ``pytest -m "not sim"`` over the whole project: it
+    collects cleanly, selecting no sim test, then runs only the parsers'
+    tests not marked slow (the rest of the unit tier: make campaigns)."""
     assert len(PARSERS) >= 7, PARSERS
+    selected = tmp_path / "selected"
     r = _pytest_without_binding(
-        *PARSERS, "-q", "-m", "not slow", "--hypothesis-profile", "fairdie-tiers"
+        "-m",
+        "not sim",
+        "-q",
+        "--hypothesis-profile",
+        "fairdie-tiers",
+        FAIRDIE_TIERS_KEEP="\n".join(PARSERS),
+        FAIRDIE_TIERS_SELECTED=str(selected),
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert " passed" in r.stdout.splitlines()[-1]
+    nodes = selected.read_text().splitlines()
+    here = "tests/unit/test_tiers.py::test_not_sim_collects_and_the_parsers_unit_tests_pass"
+    assert any(n.startswith(here) for n in nodes)
+    assert not [n for n in nodes if n.startswith("tests/sim/") or "/suite/" in n]
+    assert {n.split("::")[0] for n in nodes} >= set(PARSERS)
+    last = r.stdout.splitlines()[-1]
+    assert " passed" in last and "error" not in last, last
 
 
 @pytest.mark.slow  # make test keeps the collection and the parsers' tests above

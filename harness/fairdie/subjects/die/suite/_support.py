@@ -8,13 +8,18 @@ Nothing here imports the compiled binding: the suite's conftest uses it.
 
 from __future__ import annotations
 
+import functools
 import random
+from array import array
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
+import numpy as np
 import pytest
 from hypothesis import strategies as st
 
+from fairdie.errors import ToolchainError
 from fairdie.noise.strategies import counters, noise_sequences
 from fairdie.subjects.die import press as seed_press
 from fairdie.subjects.die._board import die_spec, same_die
@@ -22,6 +27,7 @@ from fairdie.subjects.die._board import die_spec, same_die
 if TYPE_CHECKING:
     from fairdie.board import Board
     from fairdie.subjects.die import Die
+    from fairdie.subjects.die._model_host import HostModel
     from fairdie.subjects.die._models import DieModel
 
 __all__ = [
@@ -31,6 +37,7 @@ __all__ = [
     "MODEL_MARK",
     "RECORD",
     "SLOTS",
+    "Pressing",
     "SeedCountersAt",
     "clear_is_known",
     "images",
@@ -39,6 +46,9 @@ __all__ = [
     "needs_model",
     "not_for",
     "press_codes",
+    "pressing",
+    "random_codes",
+    "session_boards",
     "tables",
     "writes",
 ]
@@ -52,6 +62,21 @@ MODEL_MARK = "fairdie_model"
 BUILD_MARK = "fairdie_build"
 #: the parameters that name the board a test's die sits on
 _BOARD_PARAMS = ("board", "seed_board")
+
+
+_BOARDS: pytest.StashKey[Callable[[str], Board]] = pytest.StashKey()
+
+
+def session_boards(config: pytest.Config) -> Callable[[str], Board]:
+    """``load_board`` for the suite's collection hooks, each board loaded once
+    a session (they ask for our boards once per test function)."""
+    load = config.stash.get(_BOARDS, None)
+    if load is None:
+        from fairdie.board import load_board
+
+        cached: Callable[[str], Board] = functools.cache(load_board)
+        config.stash[_BOARDS] = load = cached
+    return load
 
 
 def needs_model(name: str) -> pytest.MarkDecorator:
@@ -199,8 +224,96 @@ def tables(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
 
 def press_codes(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
     """The codes of one press: ``model.reads`` of them, leaning to what breaks
-    a rule that trusts its noise (a stuck pin, the rails, alternation)."""
-    return noise_sequences(min_size=model.reads, max_size=model.reads).map(tuple)
+    a rule that trusts its noise (a stuck pin, the rails, alternation); each
+    list of codes drawn one by one as one byte string (the fair rule's press
+    reads up to 256: 256 Hypothesis choices a press cost more than its
+    simulation)."""
+    n = model.reads
+    return noise_sequences(min_size=n, max_size=n, compact=True).map(tuple)
+
+
+def random_codes(rnd: random.Random, n: int) -> list[int]:
+    """``n`` codes uniform over 0..1023 from ``rnd``, as ``rnd.randrange(1024)``
+    would give (but not the same ones): the low 10 bits of little-endian 16-bit
+    words of ``rnd.randbytes``, one call for them all."""
+    codes: list[int] = (np.frombuffer(rnd.randbytes(2 * n), dtype="<u2") & 0x3FF).tolist()
+    return codes
+
+
+def _host(model: DieModel) -> HostModel | None:
+    """``model`` in C (fairdie.subjects.die._model_host, held to the Python
+    model press for press), where it has a port and the host a C compiler."""
+    from fairdie.subjects.die._models import MODELS
+
+    return _host_of(model.name) if MODELS.get(model.name) == model else None
+
+
+@functools.cache
+def _host_of(name: str) -> HostModel | None:
+    from fairdie.subjects.die._model_host import host_model
+    from fairdie.subjects.die._models import MODELS
+
+    try:
+        return host_model(MODELS[name])
+    except ToolchainError:
+        return None
+
+
+class Pressing(Protocol):
+    """What a press-by-press check needs of a model: its name, the most codes
+    and how many of given codes a press converts, and the press."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def reads(self) -> int: ...
+
+    def conversions(self, codes: Iterable[int]) -> int: ...
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]: ...
+
+
+@dataclass(frozen=True)
+class _InC:
+    host: HostModel
+
+    @property
+    def name(self) -> str:
+        return self.host.name
+
+    @property
+    def reads(self) -> int:
+        return self.host.reads
+
+    def conversions(self, codes: Iterable[int]) -> int:
+        return self.host.digest(array("H", codes))[1]
+
+    def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
+        return self.host.press(image, codes)
+
+
+def pressing(model: DieModel) -> Pressing:
+    """The model's presses in C where it has a port (held to the Python model
+    press for press: the same answers, faster), for a test that checks the
+    firmware against thousands of them; else the model itself."""
+    host = _host(model)
+    return model if host is None else _InC(host)
+
+
+def _pressed(model: DieModel, image: bytes, codes: list[int], presses: int) -> bytes:
+    """``image`` after ``presses`` of the model's presses, press k reading
+    ``codes[k * model.reads:]``: in C where the model has a port (the same
+    images, faster), else the model's own."""
+    n = model.reads
+    host = _host(model)
+    if host is None:
+        for k in range(presses):
+            image = model.press(image, codes[k * n : (k + 1) * n])[1]
+        return image
+    words = array("H", codes)
+    digests = array("i", [host.digest(words[k * n : (k + 1) * n])[0] for k in range(presses)])
+    return host.chain(image, digests)[1]
 
 
 @st.composite
@@ -218,9 +331,8 @@ def images(draw: st.DrawFn, model: DieModel) -> bytes:
         image = bytes(table[i] if i in inside else b for i, b in enumerate(image))
     # one draw seeds the presses' noise: a few choices to shrink, not thousands
     rnd = random.Random(draw(st.integers(0, 2**32 - 1)))
-    for _ in range(draw(st.integers(0, 120))):
-        codes = [rnd.randrange(1024) for _ in range(model.reads)]
-        image = model.press(image, codes)[1]
+    presses = draw(st.integers(0, 120))
+    image = _pressed(model, image, random_codes(rnd, presses * model.reads), presses)
     out = bytearray(image)
     edits = st.tuples(st.sampled_from(model.footprint), st.integers(0, 255))
     for address, value in draw(st.lists(edits, max_size=3)):

@@ -10,7 +10,6 @@ counters.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,6 +24,7 @@ from fairdie.subjects.die.suite._support import (
     SeedCountersAt,
     model_of,
     not_for,
+    session_boards,
 )
 
 if TYPE_CHECKING:
@@ -57,12 +57,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     name = option_value(config, "fairdie_board")
     if name is None:
         return  # the die's own board (die-direct)
-    from fairdie.board import load_board
     from fairdie.errors import FairdieError
     from fairdie.subjects.die._die import die_parts
 
     try:
-        given = load_board(name)
+        given = session_boards(config)(name)
         die_parts(given)
     except FairdieError as e:
         pytest.exit(
@@ -75,10 +74,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _deselect_other_builds(config: pytest.Config, items: list[pytest.Item], given: Board) -> None:
     """Deselect the suite's tests that need another build than the one given,
     and say so in one line, by the build each needs."""
-    from fairdie.board import load_board
     from fairdie.plugin import note_collection
 
-    boards = functools.cache(load_board)
+    boards = session_boards(config)
     keep: list[pytest.Item] = []
     drop: list[pytest.Item] = []
     why: dict[str, int] = {}
@@ -108,9 +106,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         "board" in _names(m.args[0]) for m in metafunc.definition.iter_markers("parametrize")
     ):
         return
-    from fairdie.board import load_board
     from fairdie.plugin import OPTIONS, _value
 
+    load_board = session_boards(metafunc.config)
     session = _value(metafunc.config, OPTIONS[1]) or "die-direct"
     given = load_board(session)
     boards = dict.fromkeys(BOARDS, "")

@@ -39,7 +39,7 @@ from fairdie.noise import Codes
 from fairdie.plugin import examples
 from fairdie.subjects.die import _fair, _ring
 from fairdie.subjects.die._models import HEALTHY_CODES
-from fairdie.subjects.die.suite._support import ERASED, model_of, needs_model
+from fairdie.subjects.die.suite._support import ERASED, model_of, needs_model, random_codes
 
 if TYPE_CHECKING:
     from fairdie.subjects.die import Die, Press
@@ -267,7 +267,7 @@ def healthy_noise() -> st.SearchStrategy[tuple[int, ...]]:
 
     def uniform(seed: int) -> tuple[int, ...]:
         rng = random.Random(seed)
-        codes = tuple(rng.randrange(1024) for _ in range(_fair.MOST_READS))
+        codes = tuple(random_codes(rng, _fair.MOST_READS))
         return codes if _fair.sample(codes).noise is not None else HEALTHY_CODES
 
     return st.one_of(st.just(HEALTHY_CODES), st.integers(0, 2**32 - 1).map(uniform))

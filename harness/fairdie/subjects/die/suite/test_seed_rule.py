@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from fairdie.noise import Codes
 from fairdie.plugin import examples
-from fairdie.subjects.die.suite._support import model_of
+from fairdie.subjects.die.suite._support import model_of, session_boards
 
 if TYPE_CHECKING:
     from fairdie.subjects.die import Die
@@ -45,10 +45,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """``seed_board``: die-seed, and the session's board when it is no die of ours."""
     if "seed_board" not in metafunc.fixturenames:
         return
-    from fairdie.board import load_board
     from fairdie.plugin import option_value
     from fairdie.subjects.die._board import same_die
 
+    load_board = session_boards(metafunc.config)
     boards, ids = [SEED_BOARD], [SEED_BOARD]
     session = option_value(metafunc.config, "fairdie_board")
     if session is not None:
