@@ -6,10 +6,11 @@ import random
 from collections.abc import Sequence
 
 import pytest
+from quick_runs import HOSTILE, quick
 
 from fairdie.board import load_board
 from fairdie.subjects.die._models import HEALTHY_CODES, FairModel, SeedModel
-from fairdie.subjects.die.faults import Report, Target, replay, run_faults
+from fairdie.subjects.die.faults import Report, Target, replay
 from fairdie.subjects.die.faults._hostile import RECOVERY_BOUND, RECOVERY_WINDOW, recovery, run_g5
 from fairdie.subjects.die.faults._hostile_noise import G6_NOISES, _table_step, run_g6
 from fairdie.subjects.die.faults._images import ERASED
@@ -20,17 +21,15 @@ from fairdie.toolchain import build
 
 pytestmark = pytest.mark.sim
 
-HOSTILE = ["G5", "G6", "G7"]
-
 
 @pytest.fixture(scope="module")
 def fair_quick() -> Report:
-    return run_faults(HOSTILE, quick=True)
+    return quick(HOSTILE)
 
 
 @pytest.fixture(scope="module")
 def seed_quick() -> Report:
-    return run_faults(HOSTILE, target=Target(variant="seed"), quick=True)
+    return quick(HOSTILE, "seed")  # test_faults compares it with the tier spread over processes
 
 
 def _figures(report: Report, campaign: str) -> dict[str, float]:
