@@ -7,6 +7,7 @@ import json
 
 import pytest
 from quick_runs import CUTS, HOSTILE, quick
+from simsupport import run_on_a_terminal
 
 from fairdie.cli import main
 from fairdie.subjects.die._models import HEALTHY_CODES
@@ -110,9 +111,9 @@ def test_a_rebase_cut_in_its_4th_write_is_caught():
 
 
 def test_cli_json_contract(capsys):
-    rc = main(["faults", "--campaign", "G1", "--quick", "--json"])
+    rc, drawn = run_on_a_terminal("faults", "--campaign", "G1", "--quick", "--json")
     out = json.loads(capsys.readouterr().out)
-    assert rc == 0
+    assert rc == 0 and drawn == b""  # --json: no bar, even on a terminal
     assert out["violations"] == 0 and out["replays"] == []
     assert out["cuts"] > 0 and out["images"] > 0 and out["seconds"] > 0
     assert out["cycles_covered"] == 0  # G1 cuts as writes start, not at every cycle
@@ -190,12 +191,13 @@ def test_only_power_removal_tears_a_watchdog_reset_lets_the_write_finish(make_ch
     assert chip.eeprom[0] == 0x5A
 
 
-def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal, capsys):
-    rc, seen = on_a_terminal("faults", "--campaign", "G1", "--quick")
+def test_a_progress_bar_shows_on_a_terminal_only(capsys):
+    rc, seen = run_on_a_terminal("faults", "--campaign", "G1", "--quick")
     # tqdm's bar: 7 units (6 starting images, and the ring's wrap with every torn value)
     assert rc == 0 and b"unit" in seen and b"/7" in seen, seen
-    assert main(["faults", "--campaign", "G1", "--quick", "--json"]) == 0
-    assert capsys.readouterr().err == ""  # --json: no bar
+    # (test_cli_json_contract: --json draws nothing on a terminal) and off one, no bar
+    assert main(["faults", "--campaign", "G3", "--quick"]) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_the_workers_receive_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from simsupport import run_on_a_terminal
 
 from fairdie.board import parse_board
 from fairdie.cli import main
@@ -430,8 +431,8 @@ def test_a_subject_adds_its_own_options_and_the_core_has_none_of_them(capsys) ->
     assert Options().of(die) == die.options.default  # verify() from Python: the defaults
 
 
-def test_a_progress_bar_shows_on_a_terminal_only(on_a_terminal):
-    rc, seen = on_a_terminal("verify", "--board", "die-direct", "--only", "faces")
+def test_a_progress_bar_shows_on_a_terminal_only():
+    rc, seen = run_on_a_terminal("verify", "--board", "die-direct", "--only", "faces")
     assert rc == 0 and b"%" in seen and b"/100" in seen, seen  # tqdm's bar, on the terminal
 
 
