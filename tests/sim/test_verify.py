@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from quick_runs import run_once
 from simsupport import run_on_a_terminal
 
 from fairdie.board import parse_board
@@ -52,9 +53,20 @@ def mutant(**defines: int) -> str:
     return str(build("die_t13a", defines=defines).elf)
 
 
+@pytest.fixture
+def quick_tier_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The power-cut check's quick tier through quick_runs.run_once: a build's
+    tier that test_faults cuts too (the same target, recipe and seed) is run
+    once in this process, and read by both."""
+    import fairdie.subjects.die.faults as faults
+
+    monkeypatch.setattr(faults, "run_faults", run_once)
+
+
 # ---- the default build ------------------------------------------------------------------
 
 
+@pytest.mark.usefixtures("quick_tier_once")
 def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     report = tmp_path / "report"
     rc, out = run(capsys, "--board", "die-direct", "--presses", "400", "--report", str(report))
@@ -170,6 +182,7 @@ def test_a_rebase_that_wraps_fails_the_count(capsys) -> None:
     assert c["press-counts"]["reason"].startswith("from [0, 255, 255, 255, 255, 255] with code 1")
 
 
+@pytest.mark.usefixtures("quick_tier_once")
 def test_the_seeds_storage_fails_the_power_cuts_and_its_rule_the_fairness(capsys) -> None:
     elf = str(build("die_t13a", variant="seed").elf)
     rc, out = run(capsys, elf, *DIRECT, "--only", "power-cuts,fairness", "--presses", "300")
