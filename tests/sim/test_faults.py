@@ -112,8 +112,13 @@ def test_a_rebase_cut_in_its_4th_write_is_caught():
     assert [v.invariant for v in found] == ["I1"]
 
 
+#: the board's build, named as the fair fixture names it: the images its campaigns
+#: booted are not booted again in this process (fairdie.subjects.die.faults._work)
+DIRECT = ("--variant", "direct")
+
+
 def test_cli_json_contract(capsys):
-    rc, drawn = run_on_a_terminal("faults", "--campaign", "G1", "--quick", "--json")
+    rc, drawn = run_on_a_terminal("faults", "--campaign", "G1", "--quick", *DIRECT, "--json")
     out = json.loads(capsys.readouterr().out)
     assert rc == 0 and drawn == b""  # --json: no bar, even on a terminal
     assert out["violations"] == 0 and out["replays"] == []
@@ -194,7 +199,7 @@ def test_only_power_removal_tears_a_watchdog_reset_lets_the_write_finish(make_ch
 
 
 def test_a_progress_bar_shows_on_a_terminal_only(capsys):
-    rc, seen = run_on_a_terminal("faults", "--campaign", "G1", "--quick")
+    rc, seen = run_on_a_terminal("faults", "--campaign", "G1", "--quick", *DIRECT)
     # tqdm's bar: 7 units (6 starting images, and the ring's wrap with every torn value)
     assert rc == 0 and b"unit" in seen and b"/7" in seen, seen
     # (test_cli_json_contract: --json draws nothing on a terminal) and off one, no bar
