@@ -74,7 +74,7 @@ demo: $(STAMP) ## set up if needed, then build, press and verify the die (report
 test: $(STAMP) ## set up if needed, then lint, then pytest -m "not slow" -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
 	@$(MAKE) lint
 	@mkdir -p out/coverage
-	$(VPY) -m pytest -m "not slow" -n $(JOBS) $(COVERAGE) $(PYTEST_ARGS)
+	$(VPY) -m pytest -m "not slow" -n $(JOBS) --dist loadgroup $(COVERAGE) $(PYTEST_ARGS)
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-format --dry-run
 	$(VENV)/bin/ruff check harness tests
@@ -98,7 +98,7 @@ bench: $(STAMP) ## simulator speed benchmark: one run, a table here and its JSON
 
 campaigns: $(STAMP) ## the slow tests (pytest -m slow), then the die's power-cut campaigns G1..G7 and the game's sweep on JOBS processes; JSON to out/
 	@mkdir -p out
-	$(VPY) -m pytest -m slow -n $(JOBS) $(PYTEST_ARGS)
+	$(VPY) -m pytest -m slow -n $(JOBS) --dist loadgroup $(PYTEST_ARGS)
 	rc=0; $(VENV)/bin/fairdie faults --campaign all --jobs $(JOBS) --json > out/campaigns.json || rc=$$?; \
 		$(VPY) -c 'import json; d = json.load(open("out/campaigns.json")); \
 		print({k: d[k] for k in ("cuts", "cycles_covered", "images", "presses", "violations", "seconds")}); \

@@ -7,12 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import pytest
+
 from fairdie.subjects.die.faults import Report, Target
 from fairdie.subjects.die.faults._run import run_faults
 
 #: the power-cut campaigns, and the hostile ones (images, noise, wear)
 CUTS = ("G1", "G2", "G3", "G4")
 HOSTILE = ("G5", "G6", "G7")
+
+#: the tests that read these runs, or boot the images they boot (faults/_work.py
+#: keeps a process's boots): one xdist worker runs them all under ``--dist loadgroup``
+#: (make test), so each run is made once a session, not once per worker
+SHARED = pytest.mark.xdist_group("die-quick-tier")
 
 #: (campaigns, target, its setup, seed) -> the report of their quick tier
 _RUNS: list[tuple[tuple[object, ...], Report]] = []

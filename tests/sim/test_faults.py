@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from quick_runs import CUTS, HOSTILE, quick
+from quick_runs import CUTS, HOSTILE, SHARED, quick
 from simsupport import run_on_a_terminal
 
 from fairdie.cli import main
@@ -22,7 +22,7 @@ from fairdie.subjects.die.faults import (
 from fairdie.subjects.die.faults._cuts import CLEAR_S, PRESS_S, QUICK_TORN
 from fairdie.subjects.die.faults._rig import Rig
 
-pytestmark = pytest.mark.sim
+pytestmark = [pytest.mark.sim, SHARED]
 
 
 @pytest.fixture(scope="module")

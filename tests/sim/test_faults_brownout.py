@@ -7,6 +7,7 @@ ring, and each such violation replays from its id."""
 from __future__ import annotations
 
 import pytest
+from quick_runs import SHARED
 
 from fairdie.subjects.die.faults import Target, replay, run_faults
 from fairdie.subjects.die.faults._cuts import plan_g1, plan_g4
@@ -14,7 +15,7 @@ from fairdie.subjects.die.faults._outcome import Outcome
 from fairdie.subjects.die.faults._run import _run_unit
 from fairdie.toolchain import build
 
-pytestmark = pytest.mark.sim
+pytestmark = [pytest.mark.sim, SHARED]
 
 
 @pytest.fixture(scope="module")

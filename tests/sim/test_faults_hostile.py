@@ -6,7 +6,7 @@ import random
 from collections.abc import Sequence
 
 import pytest
-from quick_runs import HOSTILE, quick
+from quick_runs import HOSTILE, SHARED, quick
 
 from fairdie.board import load_board
 from fairdie.subjects.die._models import HEALTHY_CODES, FairModel, SeedModel
@@ -19,7 +19,7 @@ from fairdie.subjects.die.faults._wear import LIFE_GOAL, WEAR_NOISES, WRITE_CYCL
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 from fairdie.toolchain import build
 
-pytestmark = pytest.mark.sim
+pytestmark = [pytest.mark.sim, SHARED]
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from quick_runs import run_once
+from quick_runs import SHARED, run_once
 from simsupport import run_on_a_terminal
 
 from fairdie.board import parse_board
@@ -66,6 +66,7 @@ def quick_tier_once(monkeypatch: pytest.MonkeyPatch) -> None:
 # ---- the default build ------------------------------------------------------------------
 
 
+@SHARED
 @pytest.mark.usefixtures("quick_tier_once")
 def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     report = tmp_path / "report"
@@ -182,6 +183,7 @@ def test_a_rebase_that_wraps_fails_the_count(capsys) -> None:
     assert c["press-counts"]["reason"].startswith("from [0, 255, 255, 255, 255, 255] with code 1")
 
 
+@SHARED
 @pytest.mark.usefixtures("quick_tier_once")
 def test_the_seeds_storage_fails_the_power_cuts_and_its_rule_the_fairness(capsys) -> None:
     elf = str(build("die_t13a", variant="seed").elf)

@@ -20,14 +20,14 @@ COVERAGE = "--fairdie-cov=lcov:out/coverage/firmware.info --fairdie-cov=html:out
 @pytest.mark.parametrize(
     ("variables", "command"),
     [
-        (["test"], f'-m "not slow" -n 2 {COVERAGE}'),
-        (["test", "JOBS=auto", "COVERAGE="], '-m "not slow" -n auto'),
+        (["test"], f'-m "not slow" -n 2 --dist loadgroup {COVERAGE}'),
+        (["test", "JOBS=auto", "COVERAGE="], '-m "not slow" -n auto --dist loadgroup'),
         (
             ["test", "JOBS=auto", "PYTEST_ARGS=--junitxml=out/junit.xml"],
-            f'-m "not slow" -n auto {COVERAGE} --junitxml=out/junit.xml',
+            f'-m "not slow" -n auto --dist loadgroup {COVERAGE} --junitxml=out/junit.xml',
         ),
-        (["campaigns"], "-m slow -n 2"),
-        (["campaigns", "JOBS=4"], "-m slow -n 4"),
+        (["campaigns"], "-m slow -n 2 --dist loadgroup"),
+        (["campaigns", "JOBS=4"], "-m slow -n 4 --dist loadgroup"),
     ],
 )
 def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
