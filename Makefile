@@ -6,6 +6,12 @@ SHELL := bash
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-print-directory
 
+# Python keeps the package's bytecode, and pytest its test modules with their asserts
+# rewritten, in __pycache__ (ignored by git, removed by make clean), even where the
+# environment sets PYTHONDONTWRITEBYTECODE: each test worker, inner pytest session and
+# CLI subprocess reads them instead of compiling again.
+unexport PYTHONDONTWRITEBYTECODE
+
 PYTHON ?= python3
 VENV ?= .venv
 PYTEST_ARGS ?=
@@ -30,7 +36,7 @@ C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subject
 	\( -name '*.[ch]' -o -name '*.cpp' \) 2>/dev/null) \
 	$(filter-out $(SIM)/_simavr.c $(SIM)/_kernels.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
-.PHONY: help setup demo test lint format firmware bench campaigns clean distclean
+.PHONY: help setup demo test lint collect-tests format firmware bench campaigns clean distclean
 
 help: ## list the targets (default)
 	@echo "fairdie make targets:"
@@ -72,7 +78,7 @@ demo: $(STAMP) ## set up if needed, then build, press and verify the die (report
 	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
 test: $(STAMP) ## set up if needed, then lint, then pytest -m "not slow" -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
-	@$(MAKE) lint
+	@$(MAKE) -j2 lint collect-tests
 	@mkdir -p out/coverage
 	$(VPY) -m pytest -m "not slow" -n $(JOBS) --dist loadgroup $(COVERAGE) $(PYTEST_ARGS)
 
@@ -82,6 +88,12 @@ lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-for
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	clang-format --dry-run --Werror $(C_SOURCES)
+
+# lint takes one core: pytest collects the tests on the other meanwhile, once, so
+# that make test's workers read the rewritten modules instead of each rewriting them
+# (its errors, if any, are make test's to report)
+collect-tests: $(STAMP)
+	@$(VPY) -m pytest -q -p no:xdist -p no:cacheprovider --collect-only -m "not slow" >/dev/null 2>&1 || true
 
 format: $(STAMP) ## apply ruff format and clang-format -i
 	$(VENV)/bin/ruff format harness tests
