@@ -78,30 +78,45 @@ class Cut:
 def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical) -> Iterator[Cut]:
     """A cut at every cycle of a run of the (powered) chip to ``to_cycle``.
 
-    The chip steps one instruction at a time while awake or writing, a
-    snapshot before each cut, and goes on from there uncut. The byte in
-    flight is torn as ``tear`` says at the write's progress. A stretch
-    asleep with no write in flight leaves the EEPROM as it is, so one cut
-    stands for all of its cycles. Each cut is yielded once the chip has run
-    past it, so the caller can read what that step did (an LED lit).
+    The chip steps one instruction at a time while awake or writing, and
+    goes on from each cut uncut. The byte in flight is torn as ``tear`` says
+    at the write's progress. A stretch asleep with no write in flight leaves
+    the EEPROM as it is, so one cut stands for all of its cycles. Each cut
+    is yielded once the chip has run past it, so the caller can read what
+    that step did (an LED lit).
+
+    A cut powers off from a snapshot and restores it, once for each image
+    it can leave: what a power-off leaves depends only on the stored bytes
+    and the byte in flight with its torn value, and the stored bytes change
+    only as a write completes, so the cuts between two writes' ends that
+    leave the same torn value at the same address leave the same image.
     """
     chip = chip_of(on)
     started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
-    while chip.cycle < to_cycle:
-        now = chip.cycle
+    flight: tuple[int, int, int, str, int] | None = None  # the write in flight at the last cut
+    left: dict[tuple[int, int | None], bytes] = {}  # (address, torn) -> the image a cut leaves
+    while (now := chip.cycle) < to_cycle:
         w = chip.eeprom_in_flight
+        this = None if w is None else (w.address, w.old, w.new, w.mode, now + w.cycles_left)
+        if this != flight:  # a write started or ended: the stored bytes may have changed
+            flight = this
+            left.clear()
         torn = None
+        address = -1
         if w is not None:
-            if started[0] != w.address or now >= started[1] + started[2]:
-                started = (w.address, now, max(1, w.cycles_left))
+            address = w.address
+            if started[0] != address or now >= started[1] + started[2]:
+                started = (address, now, max(1, w.cycles_left))
             progress = (now - started[1]) / started[2]
             torn = tear(w.old, w.new, progress, mode=MODES.index(w.mode))
-        snap = chip.snapshot()
-        chip.power_off(torn_value=torn)
-        image = chip.eeprom
-        chip.restore(snap)
-        if chip.sleeping and w is None:
+        image = left.get((address, torn))
+        if image is None:
+            snap = chip.snapshot()
+            chip.power_off(torn_value=torn)
+            image = left[address, torn] = chip.eeprom
+            chip.restore(snap)
+        if w is None and chip.sleeping:
             chip.run(to_cycle=to_cycle, until=_WAKE)
         else:
             chip.run(cycles=1)
-        yield Cut(now, chip.cycle - now, image, None if w is None else w.address, torn)
+        yield Cut(now, chip.cycle - now, image, None if w is None else address, torn)

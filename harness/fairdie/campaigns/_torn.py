@@ -31,6 +31,14 @@ class TornModel(Protocol):
     def __call__(self, old: int, new: int, progress: float, *, mode: int = 0) -> int: ...
 
 
+#: for each set of bits (a byte), the masks of its lowest 0, 1, 2, ... bits: the
+#: bits a write flips in the model's fixed order (no ``rng``), lowest first
+_LOWEST = tuple(
+    tuple(x & ((1 << b) - 1) for b in [0, *(b + 1 for b in range(8) if x >> b & 1)])
+    for x in range(256)
+)
+
+
 def _flip(value: int, bits: list[int], count: int, to_one: bool) -> int:
     for b in bits[:count]:
         value = value | (1 << b) if to_one else value & ~(1 << b)
@@ -50,15 +58,22 @@ def physical(
         erase, program = progress, 0.0
     else:
         erase, program = 0.0, progress
+    if rng is None:  # the bits in order: a table's masks (G2 tears at every cycle)
+        value = old
+        if mode != _WRITE:
+            masks = _LOWEST[~old & 0xFF]
+            value |= masks[int(erase * (len(masks) - 1))]
+        if program > 0:
+            masks = _LOWEST[value & ~new & 0xFF]
+            value &= ~masks[int(program * (len(masks) - 1))]
+        return value & 0xFF
     value = old
     if mode != _WRITE:
         ups = [b for b in range(8) if not old >> b & 1]
-        if rng is not None:
-            rng.shuffle(ups)
+        rng.shuffle(ups)
         value = _flip(value, ups, int(erase * len(ups)), True)
     if program > 0:
         downs = [b for b in range(8) if value >> b & 1 and not new >> b & 1]
-        if rng is not None:
-            rng.shuffle(downs)
+        rng.shuffle(downs)
         value = _flip(value, downs, int(program * len(downs)), False)
     return value & 0xFF

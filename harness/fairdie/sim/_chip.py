@@ -168,6 +168,7 @@ class Chip(
         self.ports = ffi.string(info.ports).decode()
         self._snapshot_size = int(info.snapshot_size)
         self._ee_buf = ffi.new("uint8_t[]", max(1, self.eeprom_size))
+        self._ew_buf = ffi.new("fd_ee_write *")
         self._watch_unmodelled(bool(info.self_programming))
 
         check_fits(

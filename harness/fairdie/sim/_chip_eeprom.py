@@ -11,12 +11,15 @@ from fairdie.sim._types import EepromWrite
 
 _EE_MODES = ("erase+write", "erase", "write")
 _fd_eeprom_read = lib.fd_eeprom_read
+_fd_eeprom_in_flight = lib.fd_eeprom_in_flight
+_fd_cycle = lib.fd_cycle
 
 
 class EepromMixin(ChipBase):
     """EEPROM: its bytes, as stored, and the write the CPU has in flight."""
 
     _ee_buf: Any
+    _ew_buf: Any  #: fd_eeprom_in_flight's out, one per chip (read at once)
 
     @property
     def eeprom(self) -> bytes:
@@ -48,15 +51,15 @@ class EepromMixin(ChipBase):
 
     @property
     def eeprom_in_flight(self) -> EepromWrite | None:
-        w = ffi.new("fd_ee_write *")
-        lib.fd_eeprom_in_flight(self._c, w)
+        w, c = self._ew_buf, self._c
+        _fd_eeprom_in_flight(c, w)
         if not w.active:
             return None
         return EepromWrite(
             address=int(w.address),
             old=int(w.old_value),
             new=int(w.new_value),
-            cycles_left=max(0, int(w.done_cycle) - self.cycle),
+            cycles_left=max(0, int(w.done_cycle) - _fd_cycle(c)),
             mode=_EE_MODES[w.mode],
         )
 

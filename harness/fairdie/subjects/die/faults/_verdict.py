@@ -77,6 +77,8 @@ class Expect:
         self._digest = digest
         self.face, self.s1 = rule_step(model, self.s0, codes, self._digest)
         self._before, self._codes, self._host = before, codes, host
+        #: image -> its state: G2 judges tens of thousands of cuts that leave a few images
+        self._states: dict[bytes, bytes] = {}
 
     @cached_property
     def image(self) -> bytes:
@@ -93,7 +95,9 @@ class Expect:
     def judge(self, image: bytes, *, lit: bool) -> tuple[str, str] | None:
         """``(invariant, detail)`` if ``image``, left by a cut before the face
         lit (``lit`` False) or after, breaks I1 or I2."""
-        s = self.model.state(image)
+        s = self._states.get(image)
+        if s is None:
+            s = self._states[image] = self.model.state(image)
         if lit:
             if s in (self.s1, self.s2):
                 return None
