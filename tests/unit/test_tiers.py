@@ -76,7 +76,10 @@ _BLOCKED = textwrap.dedent(
 def _pytest_without_binding(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"} | extra_env
     return subprocess.run(
-        [sys.executable, "-c", _BLOCKED, "-p", "no:cacheprovider", *args],
+        # --assert=plain: nothing here reads an assertion's message, and where
+        # bytecode is not written (PYTHONDONTWRITEBYTECODE) pytest would rewrite
+        # every test module it collects, each run (most of this session's time)
+        [sys.executable, "-c", _BLOCKED, "-p", "no:cacheprovider", "--assert=plain", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
