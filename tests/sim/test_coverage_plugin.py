@@ -10,7 +10,7 @@ import fairdie.sim._chip  # noqa: F401
 from fairdie.coverage import CoverageSet
 
 # the inner sessions build cov_c into this process's cache, not each into a fresh one
-pytestmark = pytest.mark.usefixtures("shared_build_cache", "rewritten_once")
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
 
 # Tests that each make their own chips, differently: spread over workers
 # they must add up to what one process counts.
