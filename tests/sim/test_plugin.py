@@ -25,7 +25,7 @@ SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
 DIRECT = "--fairdie-board=die-direct"
 # what an inner session builds (ours, when no firmware is given) it builds into
 # this process's cache, not each into a fresh one
-pytestmark = pytest.mark.usefixtures("shared_build_cache")
+pytestmark = pytest.mark.usefixtures("shared_build_cache", "rewritten_once")
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:
@@ -90,7 +90,8 @@ def test_under_xdist_the_line_comes_once_from_the_controller(
     recording goes nowhere; tests/unit/test_junit_suite_properties.py: in one process)."""
     hex_path = build("die_t13a", variant="direct").hex
     xml = tmp_path / "junit.xml"
-    r = pytester.runpytest_subprocess(
+    # the controller in this process (its line, its XML), the two workers in their own
+    r = pytester.runpytest_inprocess(
         *SUITE,
         f"--fairdie-firmware={hex_path}",
         DIRECT,
@@ -102,6 +103,11 @@ def test_under_xdist_the_line_comes_once_from_the_controller(
         f"--junitxml={xml}",
         "-o",
         "junit_family=xunit2",
+        # what is read is the line and the XML, no assertion's message; with
+        # rewriting, where no bytecode is written (PYTHONDONTWRITEBYTECODE), each
+        # worker would rewrite the whole suite (a third of this test's time).
+        # The sessions above run the suite rewritten.
+        "--assert=plain",
     )
     assert r.ret == 0, r.stdout.str()[-3000:]
     assert outcomes(r) == {"passed": 7}

@@ -68,28 +68,37 @@ _BLOCKED = textwrap.dedent(
 
     keep = os.environ.get("FAIRDIE_TIERS_KEEP")
     plugins = [Keep(keep.splitlines(), os.environ["FAIRDIE_TIERS_SELECTED"])] if keep else []
-    sys.exit(pytest.main(sys.argv[1:], plugins=plugins))
+    code = pytest.main(sys.argv[1:], plugins=plugins)
+    # with FAIRDIE_TIERS_THEN (arguments, one a line): a second session in the
+    # same interpreter (no second start-up), after the line THEN, its exit code last
+    then = os.environ.get("FAIRDIE_TIERS_THEN")
+    if then:
+        print(THEN, flush=True)
+        print(int(pytest.main(then.splitlines())), flush=True)
+    sys.exit(code)
     """
 )
+#: the line between the two sessions' outputs (written into the script above)
+THEN = "==== fairdie-tiers: then ===="
+_BLOCKED = _BLOCKED.replace("print(THEN,", f"print({THEN!r},")
+
+
+#: every session's first options. --assert=plain: nothing here reads an
+#: assertion's message, and where bytecode is not written (PYTHONDONTWRITEBYTECODE)
+#: pytest would rewrite every test module it collects, each run (most of the time)
+_EACH = ("-p", "no:cacheprovider", "--assert=plain")
 
 
 def _pytest_without_binding(*args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"} | extra_env
     return subprocess.run(
-        [sys.executable, "-c", _BLOCKED, "-p", "no:cacheprovider", *args],
+        [sys.executable, "-c", _BLOCKED, *_EACH, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=600,
     )
-
-
-def test_sim_tests_still_fail_loudly_without_the_binding() -> None:
-    """Selected sim tests are not hidden: without the binding, collecting them errors."""
-    r = _pytest_without_binding("tests/sim/test_engine.py", "--collect-only", "-q")
-    assert r.returncode != 0
-    assert "fairdie.sim._simavr blocked" in r.stdout
 
 
 #: the unit tests of the files a user writes (boards, scenarios): their parsers are
@@ -106,7 +115,9 @@ def test_not_sim_collects_and_the_parsers_unit_tests_pass_without_the_binding(
 ) -> None:
     """One session of ``pytest -m "not sim"`` over the whole project: it
     collects cleanly, selecting no sim test, then runs only the parsers'
-    tests not marked slow (the rest of the unit tier: make campaigns)."""
+    tests not marked slow (the rest of the unit tier: make campaigns).
+    Then, in the same interpreter, selected sim tests are not hidden: without
+    the binding, collecting them errors."""
     assert len(PARSERS) >= 7, PARSERS
     selected = tmp_path / "selected"
     r = _pytest_without_binding(
@@ -117,14 +128,18 @@ def test_not_sim_collects_and_the_parsers_unit_tests_pass_without_the_binding(
         "fairdie-tiers",
         FAIRDIE_TIERS_KEEP="\n".join(PARSERS),
         FAIRDIE_TIERS_SELECTED=str(selected),
+        FAIRDIE_TIERS_THEN="\n".join([*_EACH, "tests/sim/test_engine.py", "--collect-only", "-q"]),
     )
-    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    out, _, then = r.stdout.partition(THEN + "\n")
+    *loud, code = then.splitlines() or ["no second session"]
+    assert code != "0" and "fairdie.sim._simavr blocked" in "\n".join(loud), r.stdout[-3000:]
+    assert r.returncode == 0, out[-3000:] + r.stderr[-3000:]
     nodes = selected.read_text().splitlines()
     here = "tests/unit/test_tiers.py::test_not_sim_collects_and_the_parsers_unit_tests_pass"
     assert any(n.startswith(here) for n in nodes)
     assert not [n for n in nodes if n.startswith("tests/sim/") or "/suite/" in n]
     assert {n.split("::")[0] for n in nodes} >= set(PARSERS)
-    last = r.stdout.splitlines()[-1]
+    last = out.splitlines()[-1]
     assert " passed" in last and "error" not in last, last
 
 
