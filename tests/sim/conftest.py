@@ -63,38 +63,6 @@ def _build_cache() -> Path:
     return default_cache_dir()
 
 
-#: test modules rewritten by pytest's assertion rewriter in this process: (path,
-#: source hash, the pass hook's setting) -> code object (see rewritten_once)
-_REWRITTEN: dict[tuple[str, bytes, bool], Any] = {}
-
-
-@pytest.fixture
-def rewritten_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Inner pytester sessions reuse the test modules this process has already
-    rewritten for assertions, as pytest reuses its cached pyc: pytester drops
-    the modules an inner session imported, so each session would parse and
-    rewrite the same files (the die suite) again, and where bytecode is not
-    written (PYTHONDONTWRITEBYTECODE) pytest keeps no pyc to read. The key is
-    the file's path and content, as pytest's own pyc check."""
-    import importlib.util
-
-    from _pytest.assertion import rewrite
-
-    fresh = rewrite._rewrite_test
-
-    def once(fn: Path, config: pytest.Config) -> tuple[bytes, Any]:
-        source_hash = importlib.util.source_hash(fn.read_bytes())
-        key = (str(fn), source_hash, bool(config.getini("enable_assertion_pass_hook")))
-        if key in _REWRITTEN:
-            return source_hash, _REWRITTEN[key]
-        got_hash, co = fresh(fn, config)
-        if got_hash == source_hash:  # not changed between the two reads
-            _REWRITTEN[key] = co
-        return got_hash, co
-
-    monkeypatch.setattr(rewrite, "_rewrite_test", once)
-
-
 @pytest.fixture
 def shared_build_cache(monkeypatch: pytest.MonkeyPatch, _build_cache: Path) -> None:
     """Inner pytester sessions build into this process's firmware cache:

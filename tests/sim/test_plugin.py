@@ -25,7 +25,7 @@ SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
 DIRECT = "--fairdie-board=die-direct"
 # what an inner session builds (ours, when no firmware is given) it builds into
 # this process's cache, not each into a fresh one
-pytestmark = pytest.mark.usefixtures("shared_build_cache", "rewritten_once")
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
 
 
 def outcomes(result: pytest.RunResult) -> dict[str, int]:

@@ -15,7 +15,7 @@ from fairdie.board import shipped_board_file
 from fairdie.toolchain import build
 
 SUITE = ("--pyargs", "fairdie.subjects.die.suite", "-p", "no:cacheprovider")
-pytestmark = pytest.mark.usefixtures("shared_build_cache", "rewritten_once")  # see test_plugin.py
+pytestmark = pytest.mark.usefixtures("shared_build_cache")  # see test_plugin.py
 #: a cross-section of the suite's ways of choosing boards: tests parametrized
 #: over our boards (faces, power), the conftest's board parameter (a fresh chip,
 #: the loader), the seed board's own parameter (rebase) and the session's die
