@@ -82,14 +82,16 @@ def board_parts(board: Board) -> Parts:
 def active_pins(chip: Chip) -> list[str]:
     """The pins worth a wave: each that changes in the trace or is not
     floating now (an MCU's port may have fewer pins than its 8 bits)."""
-    changed: set[tuple[str, int]] = set()
+    diffs: dict[str, int] = {}  # each port's bits that changed, in each byte of its word
     for ch in chip.pin_changes():
-        changed.update((ch.port, b) for b in ch.changed_bits())
+        diffs[ch.port] = diffs.get(ch.port, 0) | (ch.state ^ ch.before)
     pins = []
     for port in chip.ports:
         now = PinChange(chip.cycle, port, chip.port_state(port), 0)
+        # a change from 0 to every bit any change flipped: the pins that changed
+        changed = PinChange(chip.cycle, port, diffs.get(port, 0), 0).changed_bits()
         for bit in range(8):
-            if (port, bit) in changed or now.level(bit) is not Level.Z:
+            if bit in changed or now.level(bit) is not Level.Z:
                 pins.append(f"P{port}{bit}")
     return pins
 
@@ -125,12 +127,15 @@ def write(
 def summary(chip: Chip) -> dict[str, int]:
     """What the trace holds: the events of each kind (lower-case names) and
     the cycles it spans (``first_cycle``, ``last_cycle``)."""
-    counts: Counter[str] = Counter()
+    by_kind: Counter[int] = Counter()
     first = last = None
     for cycle, kind, *_ in chip.trace.tuples():
-        counts[(EventKind(kind).name or str(kind)).lower()] += 1
+        by_kind[kind] += 1
         first = cycle if first is None else first
         last = cycle
+    counts: Counter[str] = Counter()
+    for kind, n in by_kind.items():
+        counts[(EventKind(kind).name or str(kind)).lower()] += n
     out = {k.name.lower(): counts[k.name.lower()] for k in EventKind if k.name and k & TRACE_KINDS}
     out["first_cycle"] = first if first is not None else chip.cycle
     out["last_cycle"] = last if last is not None else chip.cycle

@@ -77,8 +77,8 @@ def test_die_builds_within_budget(
 
 
 @pytest.mark.skipif(simavr_include_dir() is None, reason="simavr headers not installed")
-def test_die_elf_names_its_chip_and_clock(tmp_path: Path) -> None:
-    records = _mmcu(build("die_t13a", f_cpu=9_600_000, cache_dir=tmp_path).elf)
+def test_die_elf_names_its_chip_and_clock() -> None:
+    records = _mmcu(build("die_t13a", f_cpu=9_600_000).elf)  # the process's cache
     assert records[1].rstrip(b"\0") == b"attiny13a"
     assert int.from_bytes(records[2][:4], "little") == 9_600_000
     assert int.from_bytes(records[3][:4], "little") == 3000  # Vcc, mV
@@ -100,18 +100,18 @@ def test_cache_hit_does_not_compile(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         build("die_t13a", variant="direct", cache_dir=tmp_path)
 
 
-def test_key_follows_variant_clock_and_defines(tmp_path: Path) -> None:
+def test_key_follows_variant_clock_and_defines() -> None:
+    # the process's cache: the keys are the point, not fresh builds (those are
+    # test_die_builds_within_budget's); a key that missed a field would name
+    # another build's entry and be equal to its key
     keys = {
-        build("die_t13a", cache_dir=tmp_path).key,
-        build("die_t13a", variant="charlieplex", cache_dir=tmp_path).key,
-        build("die_t13a", f_cpu=9_600_000, cache_dir=tmp_path).key,
-        build("die_t13a", defines={"UNUSED_BY_THE_DIE": 1}, cache_dir=tmp_path).key,
+        build("die_t13a").key,
+        build("die_t13a", variant="charlieplex").key,
+        build("die_t13a", f_cpu=9_600_000).key,
+        build("die_t13a", defines={"UNUSED_BY_THE_DIE": 1}).key,
     }
     assert len(keys) == 4
-    assert (
-        build("die_t13a", variant="direct", cache_dir=tmp_path).key
-        == build("die_t13a", cache_dir=tmp_path).key
-    )
+    assert build("die_t13a", variant="direct").key == build("die_t13a").key
 
 
 def test_default_cache_dir_comes_from_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -334,13 +334,13 @@ def test_cli_prints_paths_and_sizes(tmp_path: Path, capsys: pytest.CaptureFixtur
 
 
 @pytest.mark.parametrize("variant", ["direct", "charlieplex"])
-def test_die_stack_fits_its_headroom(variant: str, tmp_path: Path) -> None:
+def test_die_stack_fits_its_headroom(variant: str) -> None:
     """Paint SRAM after power-on, run past the 10 s clear, see how deep the stack went."""
     try:
         from fairdie.sim import Chip
     except ImportError:  # pragma: no cover - the binding is not built
         pytest.skip("fairdie.sim binding not built")
-    b = build("die_t13a", variant=variant, cache_dir=tmp_path)
+    b = build("die_t13a", variant=variant)  # the process's cache: the die as the suite runs it
     headroom = load_target("die_t13a").budget.stack  # type: ignore[union-attr]
     deepest = 0
     for counts, mv in [(bytes(6), 0), (b"\xff" * 6, 1500), (bytes([255, 0, 3, 255, 254, 9]), 2900)]:

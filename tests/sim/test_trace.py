@@ -4,6 +4,7 @@ Python."""
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from simsupport import Wave, read_vcd, run
 
-from fairdie.sim import Chip, Event, EventKind, Level
+from fairdie.sim import Chip, Event, EventKind, Level, PinChange
 from fairdie.sim._types import TRACEABLE
 from fairdie.subjects.die import Die
 from fairdie.toolchain import firmware_dir
@@ -42,13 +43,15 @@ def ns(chip: Chip, cycle: int) -> int:
     return round(cycle * 1e9 / chip.frequency)
 
 
-def pin_wave(chip: Chip, pin: str) -> Wave:
-    """A pin's wave from the chip's pin trace: its level before the first
-    change, then each change of its VCD value."""
+def pin_wave(chip: Chip, pin: str, changes: list[PinChange] | None = None) -> Wave:
+    """A pin's wave from the chip's pin trace (or ``changes``, its port's part
+    of it): its level before the first change, then each change of its VCD
+    value."""
     port, bit = pin[1], int(pin[2])
-    changes = chip.pin_changes(port)
-    wave = [(0, VCD_CHAR[Level.of(changes[0].before, bit)])]
-    return collapse(wave + [(ns(chip, ch.cycle), VCD_CHAR[ch.level(bit)]) for ch in changes])
+    changes = chip.pin_changes(port) if changes is None else changes
+    char = functools.cache(lambda state: VCD_CHAR[Level.of(state, bit)])  # few states recur
+    wave = [(0, char(changes[0].before))]
+    return collapse(wave + [(ns(chip, ch.cycle), char(ch.state)) for ch in changes])
 
 
 def bit_wave(chip: Chip, changes: dict[EventKind, Callable[[Event], str]]) -> Wave:
@@ -69,8 +72,9 @@ def check_against_chip(chip: Chip, waves: dict[str, Wave]) -> None:
     of the chip's trace is in the VCD, at its time, with its values."""
     pins = [n for n in waves if n.startswith("P")]
     assert pins
+    by_port = {port: chip.pin_changes(port) for port in {pin[1] for pin in pins}}
     for pin in pins:
-        assert waves[pin] == pin_wave(chip, pin), pin
+        assert waves[pin] == pin_wave(chip, pin, by_port[pin[1]]), pin
     assert waves["power"] == bit_wave(chip, {EventKind.POWER: lambda e: str(e.a)})
     assert waves["sleep"] == bit_wave(
         chip,

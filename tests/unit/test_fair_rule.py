@@ -124,7 +124,7 @@ def test_healthy_codes_give_their_fresh_bits_after_the_window() -> None:
 
 
 @settings(max_examples=examples(300), deadline=None)
-@given(codes=noise_sequences(min_size=_fair.MOST_READS, max_size=_fair.MOST_READS))
+@given(codes=noise_sequences(min_size=_fair.MOST_READS, max_size=_fair.MOST_READS, compact=True))
 def test_a_sample_is_healthy_exactly_when_no_test_fails(codes: list[int]) -> None:
     """Whatever the codes: a healthy sample read at least the window, an even
     number of codes, and no run of RCT_CUTOFF equal codes; a failed one names

@@ -340,10 +340,16 @@ def write_vcd(
     # each pin's value as the events go: a row only for a change (the writer
     # leaves out a value that is no change; it need not be asked)
     pin_now = {name: init.get(name, "x") for name in pins}
+    # each port's pins' values by state word: a port cycles through few words
+    pin_values: dict[tuple[int, int], tuple[str, ...]] = {}
     for n, e in enumerate(events):
         if e.kind is EventKind.PIN:
-            for name, bit in by_port.get(chr(e.a), ()):
-                v = _PIN_VALUE[Level.of(e.b, bit)]
+            here = by_port.get(chr(e.a), ())
+            values = pin_values.get((e.a, e.b))
+            if values is None:
+                values = tuple(_PIN_VALUE[Level.of(e.b, bit)] for _, bit in here)
+                pin_values[e.a, e.b] = values
+            for (name, _), v in zip(here, values, strict=True):
                 if pin_now[name] != v:
                     pin_now[name] = v
                     rows.append((e.cycle, n, name, v))
