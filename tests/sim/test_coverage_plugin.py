@@ -76,7 +76,8 @@ def test_fail_under_fails_a_passing_session(pytester: pytest.Pytester) -> None:
     assert high.ret == 1
     assert "below --fairdie-cov-fail-under=100" in high.stdout.str()
     written = [p.name for p in pytester.path.iterdir() if not p.name.startswith(".")]
-    assert written == ["test_cov.py"]  # no output asked for, none written
+    # no output asked for, none written (Python may keep the test's bytecode)
+    assert sorted(set(written) - {"__pycache__"}) == ["test_cov.py"]
 
 
 @pytest.mark.parametrize(
