@@ -67,6 +67,22 @@ def events(chip: Chip, kind: EventKind) -> list[Event]:
     return list(chip.trace.events(kind))
 
 
+def same_wave(got: Wave, want: Wave, what: str) -> None:
+    """``got == want``, failing at once on the first entry that differs (an
+    assertion diff of two waves of tens of thousands of entries takes minutes)."""
+    if got == want:
+        return
+    i = next(
+        (k for k, (g, w) in enumerate(zip(got, want, strict=False)) if g != w),
+        min(len(got), len(want)),
+    )
+    pytest.fail(
+        f"{what}: entry {i} of {len(got)} in the VCD, {len(want)} in the chip's trace:"
+        f" {got[i : i + 3]} != {want[i : i + 3]}",
+        pytrace=False,
+    )
+
+
 def check_against_chip(chip: Chip, waves: dict[str, Wave]) -> None:
     """Every pin edge, EEPROM write, ADC conversion, sleep and power switch
     of the chip's trace is in the VCD, at its time, with its values."""
@@ -74,19 +90,16 @@ def check_against_chip(chip: Chip, waves: dict[str, Wave]) -> None:
     assert pins
     by_port = {port: chip.pin_changes(port) for port in {pin[1] for pin in pins}}
     for pin in pins:
-        assert waves[pin] == pin_wave(chip, pin, by_port[pin[1]]), pin
-    assert waves["power"] == bit_wave(chip, {EventKind.POWER: lambda e: str(e.a)})
-    assert waves["sleep"] == bit_wave(
-        chip,
-        {
-            EventKind.SLEEP: lambda e: "1",
-            EventKind.WAKE: lambda e: "0",
-            EventKind.POWER: lambda e: "0",  # a power-on wakes nothing; a cut ends sleep
-        },
-    )
-    assert waves["eeprom_busy"] == bit_wave(
-        chip, {EventKind.EEPROM_START: lambda e: "1", EventKind.EEPROM_DONE: lambda e: "0"}
-    )
+        same_wave(waves[pin], pin_wave(chip, pin, by_port[pin[1]]), pin)
+    same_wave(waves["power"], bit_wave(chip, {EventKind.POWER: lambda e: str(e.a)}), "power")
+    sleep = {
+        EventKind.SLEEP: lambda e: "1",
+        EventKind.WAKE: lambda e: "0",
+        EventKind.POWER: lambda e: "0",  # a power-on wakes nothing; a cut ends sleep
+    }
+    same_wave(waves["sleep"], bit_wave(chip, sleep), "sleep")
+    busy = {EventKind.EEPROM_START: lambda e: "1", EventKind.EEPROM_DONE: lambda e: "0"}
+    same_wave(waves["eeprom_busy"], bit_wave(chip, busy), "eeprom_busy")
     starts, done = events(chip, EventKind.EEPROM_START), events(chip, EventKind.EEPROM_DONE)
     assert starts and len(done) == len(starts)
     for e in starts:
@@ -98,7 +111,7 @@ def check_against_chip(chip: Chip, waves: dict[str, Wave]) -> None:
     adc = chip.adc_log()
     assert adc
     strobe = [(ns(chip, c.cycle + d), v) for c in adc for d, v in ((0, "1"), (1, "0"))]
-    assert waves["adc"] == collapse([(0, "0"), *strobe])
+    same_wave(waves["adc"], collapse([(0, "0"), *strobe]), "adc")
     for c in adc:
         t = ns(chip, c.cycle)
         assert (at(waves["adc_mv"], t), at(waves["adc_code"], t)) == (c.millivolts, c.code)
