@@ -53,3 +53,21 @@ def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) ->
         timeout=60,
     ).stdout
     assert f".venv/bin/python -m pytest {command}" in [line.strip() for line in out.splitlines()]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_keeps_bytecode_where_the_environment_says_not_to() -> None:
+    # make setup compiles the package, and make test's collection keeps pytest's
+    # rewritten modules, for every later process to read (README "Make targets")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("MAKEFLAGS", None)
+    out = subprocess.run(
+        ["make", "-s", "--eval", 'show-env: ; @echo "[$${PYTHONDONTWRITEBYTECODE-}]"', "show-env"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+    assert out.strip() == "[]"
