@@ -92,9 +92,10 @@ class ChipRecorder:
     counts of chips already freed, plus what live ones ran so far."""
 
     def __init__(self) -> None:
-        from fairdie.coverage import CoverageSet
-
-        self._done = CoverageSet()
+        # counts of freed chips, summed per firmware as plain dicts: a
+        # Coverage (checked, sorted) is made once per firmware when asked,
+        # not once per chip
+        self._done: dict[tuple[str, str, str | None], _Counts] = {}
         self._live: list[weakref.finalize[Any, Any]] = []
 
     def _watch(self, chip: CoverageMixin) -> None:
@@ -107,17 +108,33 @@ class ChipRecorder:
         )
 
     def _harvest(self, c: Any, words: int, ident: tuple[str, str, str | None]) -> None:
-        self._done.add(_coverage(ident, _read(c, words)))
+        _add(self._done, ident, _read(c, words))
 
     def coverage_set(self) -> CoverageSet:
         """Every recorded chip's coverage so far, merged by firmware."""
-        out = self._done.merged(type(self._done)())
+        from fairdie.coverage import CoverageSet
+
+        counts = {ident: (dict(h), dict(b)) for ident, (h, b) in self._done.items()}
         for f in self._live:
             held = f.peek()
             if held is not None:
                 _, _, (c, words, ident), _ = held
-                out.add(_coverage(ident, _read(c, words)))
-        return out
+                _add(counts, ident, _read(c, words))
+        return CoverageSet(_coverage(ident, n) for ident, n in counts.items())
+
+
+def _add(into: dict[tuple[str, str, str | None], _Counts], ident: Any, counts: _Counts) -> None:
+    """Sum one chip's ``counts`` into ``into``'s record of its firmware."""
+    old = into.get(ident)
+    if old is None:
+        into[ident] = counts
+        return
+    hits, branches = old
+    for a, n in counts[0].items():
+        hits[a] = hits.get(a, 0) + n
+    for a, (t, f) in counts[1].items():
+        t0, f0 = branches.get(a, (0, 0))
+        branches[a] = (t0 + t, f0 + f)
 
 
 _RECORDERS: list[ChipRecorder] = []
