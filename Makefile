@@ -36,7 +36,7 @@ C_SOURCES = $(sort $(shell find harness/fairdie/firmware harness/fairdie/subject
 	\( -name '*.[ch]' -o -name '*.cpp' \) 2>/dev/null) \
 	$(filter-out $(SIM)/_simavr.c $(SIM)/_kernels.c,$(wildcard $(SIM)/*.c $(SIM)/*.h)))
 
-.PHONY: help setup demo test lint collect-tests format firmware bench campaigns clean distclean
+.PHONY: help setup demo test lint lint-beside collect-tests run-tests format firmware bench campaigns clean distclean
 
 help: ## list the targets (default)
 	@echo "fairdie make targets:"
@@ -77,23 +77,34 @@ demo: $(STAMP) ## set up if needed, then build, press and verify the die (report
 	$(VENV)/bin/fairdie build --target die_t13a --out out/build
 	$(VENV)/bin/fairdie verify out/build/die.elf --report out/verify
 
-test: $(STAMP) ## set up if needed, then lint, then pytest -m "not slow" -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
-	@$(MAKE) -j2 lint collect-tests
-	@mkdir -p out/coverage
-	$(VPY) -m pytest -m "not slow" -n $(JOBS) --dist loadgroup $(COVERAGE) $(PYTEST_ARGS)
+test: $(STAMP) ## set up if needed, then lint beside pytest -m "not slow" -n JOBS (default 2; extra args: PYTEST_ARGS=...), with firmware coverage
+	$(if $(COVERAGE),@mkdir -p out/coverage)
+	@$(MAKE) -k -j3 lint-beside run-tests
+
+# the linters, in the order they run: make lint shows them, make test runs them beside the tests
+LINT = $(VENV)/bin/ruff check harness tests && $(VENV)/bin/ruff format --check harness tests && \
+	$(VENV)/bin/mypy && $(VENV)/bin/lint-imports && clang-format --dry-run --Werror $(C_SOURCES)
 
 lint: $(STAMP) ## ruff check, ruff format --check, mypy, lint-imports, clang-format --dry-run
-	$(VENV)/bin/ruff check harness tests
-	$(VENV)/bin/ruff format --check harness tests
-	$(VENV)/bin/mypy
-	$(VENV)/bin/lint-imports
-	clang-format --dry-run --Werror $(C_SOURCES)
+	$(LINT)
 
-# lint takes one core: pytest collects the tests on the other meanwhile, once, so
-# that make test's workers read the rewritten modules instead of each rewriting them
-# (its errors, if any, are make test's to report)
+# make test's lint runs beside the tests: at first beside their collection, then
+# beside the workers. Its output goes to LINT_LOG, and is printed when it fails;
+# make test then fails too, once pytest has ended.
+LINT_LOG ?= out/lint.log
+lint-beside: $(STAMP)
+	@mkdir -p $(dir $(LINT_LOG))
+	@if { $(LINT); } >$(LINT_LOG) 2>&1; then echo "make lint: passed (its output: $(LINT_LOG))"; \
+	else cat $(LINT_LOG); echo "make lint: FAILED (its output: $(LINT_LOG))"; exit 1; fi
+
+# pytest collects the tests once before its workers start, so that they read the
+# rewritten modules instead of each rewriting them (its errors, if any, are the
+# run's to report)
 collect-tests: $(STAMP)
 	@$(VPY) -m pytest -q -p no:xdist -p no:cacheprovider --collect-only -m "not slow" >/dev/null 2>&1 || true
+
+run-tests: collect-tests
+	$(VPY) -m pytest -m "not slow" -n $(JOBS) --dist loadgroup $(COVERAGE) $(PYTEST_ARGS)
 
 format: $(STAMP) ## apply ruff format and clang-format -i
 	$(VENV)/bin/ruff format harness tests

@@ -71,3 +71,31 @@ def test_make_keeps_bytecode_where_the_environment_says_not_to() -> None:
         timeout=60,
     ).stdout
     assert out.strip() == "[]"
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Path) -> None:
+    # make test runs the linters beside the tests (README "Make targets"): a lint
+    # failure is printed and fails make test, and pytest still runs to its end.
+    # The linters and the interpreter are stood in for (`false` fails at once,
+    # `echo` says it ran, half a second after), and setup is left out (STAMP=).
+    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    log = tmp_path / "lint.log"
+
+    def make_test(lint: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["make", "test", "STAMP=", f"LINT={lint}", "VPY=sleep 0.5; echo ran", "COVERAGE=", f"LINT_LOG={log}"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    bad = make_test("echo lint said no; false")
+    assert bad.returncode != 0
+    assert "lint said no" in bad.stdout and "make lint: FAILED" in bad.stdout
+    assert 'ran -m pytest -m not slow -n 2 --dist loadgroup' in bad.stdout  # ran to its end
+    good = make_test("true")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "make lint: passed" in good.stdout and "ran -m pytest" in good.stdout
