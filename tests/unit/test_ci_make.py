@@ -84,7 +84,8 @@ def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Pat
 
     def make_test(lint: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            ["make", "test", "STAMP=", f"LINT={lint}", "VPY=sleep 0.5; echo ran", "COVERAGE=", f"LINT_LOG={log}"],
+            ["make", "test", "STAMP=", f"LINT={lint}", "VPY=sleep 0.5; echo ran", "COVERAGE="]
+            + [f"LINT_LOG={log}"],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -95,7 +96,7 @@ def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Pat
     bad = make_test("echo lint said no; false")
     assert bad.returncode != 0
     assert "lint said no" in bad.stdout and "make lint: FAILED" in bad.stdout
-    assert 'ran -m pytest -m not slow -n 2 --dist loadgroup' in bad.stdout  # ran to its end
+    assert "ran -m pytest -m not slow -n 2 --dist loadgroup" in bad.stdout  # ran to its end
     good = make_test("true")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "make lint: passed" in good.stdout and "ran -m pytest" in good.stdout
