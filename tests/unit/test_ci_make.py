@@ -81,11 +81,11 @@ def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Pat
     # `echo` says it ran, half a second after), and setup is left out (STAMP=).
     env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
     log = tmp_path / "lint.log"
+    python = "VPY=sleep 0.5; echo ran"
 
     def make_test(lint: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            ["make", "test", "STAMP=", f"LINT={lint}", "VPY=sleep 0.5; echo ran", "COVERAGE="]
-            + [f"LINT_LOG={log}"],
+            ["make", "test", "STAMP=", "COVERAGE=", f"LINT_LOG={log}", f"LINT={lint}", python],
             cwd=ROOT,
             env=env,
             capture_output=True,
