@@ -240,22 +240,44 @@ def _result(report) -> dict:
     return out
 
 
-def test_the_result_does_not_depend_on_the_number_of_processes(seed: Report) -> None:
-    """The quick tier in one process and spread over two (the costliest units
-    first): the same counts, figures and violations, merged in the plan's order.
-    In one process: the runs the other tests read (a unit's outcome depends on
-    nothing but its arguments, so the campaigns run apart are the whole tier)."""
-    names = list(CAMPAIGNS)
-    assert names == [*CUTS, *HOSTILE]
+def _in_one_process(seed: Report, campaigns: tuple[str, ...]) -> Report:
+    """The seed's quick tier of ``campaigns`` in this process: the runs the other
+    tests read (a unit's outcome depends on nothing but its arguments, so the
+    campaigns run apart are the whole tier)."""
     hostile = quick(HOSTILE, "seed")
-    one = Report(
+    outcomes = {**seed.outcomes, **hostile.outcomes}
+    return Report(
         seed.target,
         True,
         0,
-        {**seed.outcomes, **hostile.outcomes},
+        {c: outcomes[c] for c in campaigns},
         seed.seconds + hostile.seconds,
         seed.brown_out,
     )
+
+
+def test_a_cut_and_a_hostile_campaign_do_not_depend_on_the_number_of_processes(
+    seed: Report,
+) -> None:
+    """G1 (units of unequal cost, so the costliest first is not the plan's
+    order, and violations in several of them) and G6 (a noise per unit, the
+    search among them) in one process and spread over two: the same counts,
+    figures and violations, merged in the plan's order."""
+    campaigns = ("G1", "G6")
+    one = _in_one_process(seed, campaigns)
+    two = run_faults(campaigns, quick=True, target=Target(variant="seed"), jobs=2)
+    assert one.outcomes["G1"].violation_count > 0  # the seed's counters: each kept in order
+    assert _result(one) == _result(two)
+
+
+@pytest.mark.slow  # the whole tier on two more processes; make test keeps
+# test_a_cut_and_a_hostile_campaign_do_not_depend_on_the_number_of_processes
+def test_the_result_does_not_depend_on_the_number_of_processes(seed: Report) -> None:
+    """The quick tier in one process and spread over two (the costliest units
+    first): the same counts, figures and violations, merged in the plan's order."""
+    names = list(CAMPAIGNS)
+    assert names == [*CUTS, *HOSTILE]
+    one = _in_one_process(seed, tuple(names))
     two = run_faults(names, quick=True, target=Target(variant="seed"), jobs=2)
     assert one.violations > 0  # the seed's counters: violations, each kept in order
     assert _result(one) == _result(two)

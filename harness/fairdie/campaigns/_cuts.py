@@ -95,7 +95,9 @@ def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical)
     started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
     flight: tuple[int, int, int, str, int] | None = None  # the write in flight at the last cut
     left: dict[tuple[int, int | None], bytes] = {}  # (address, torn) -> the image a cut leaves
-    while (now := chip.cycle) < to_cycle:
+    run = chip.run
+    now = chip.cycle
+    while now < to_cycle:
         w = chip.eeprom_in_flight
         this = None if w is None else (w.address, w.old, w.new, w.mode, now + w.cycles_left)
         if this != flight:  # a write started or ended: the stored bytes may have changed
@@ -116,7 +118,9 @@ def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical)
             image = left[address, torn] = chip.eeprom
             chip.restore(snap)
         if w is None and chip.sleeping:
-            chip.run(to_cycle=to_cycle, until=_WAKE)
+            run(to_cycle=to_cycle, until=_WAKE)
         else:
-            chip.run(cycles=1)
-        yield Cut(now, chip.cycle - now, image, None if w is None else address, torn)
+            run(cycles=1)
+        after = chip.cycle
+        yield Cut(now, after - now, image, None if w is None else address, torn)
+        now = after

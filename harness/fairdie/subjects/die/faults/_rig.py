@@ -176,8 +176,10 @@ class Rig:
         self._start(image, codes)
         start = chip.cycle
         cuts: list[Cut] = []
+        lit: int | None = None  # once a LED has lit, it stays the first lit
         for c in campaigns.every_cycle(chip, to_cycle=start + chip.cycles_for(hold_s)):
-            lit = self.die.first_lit()  # once the chip has run past the cut
+            if lit is None:
+                lit = self.die.first_lit()  # once the chip has run past the cut
             cuts.append(
                 Cut(c.cycle - start, c.span, c.image, lit is not None and lit <= c.cycle, c.torn)
             )

@@ -113,13 +113,19 @@ class Expect:
 
 
 def judge_model(
-    model: DieModel, before: bytes, codes: Sequence[int], face: int | None, after: bytes
+    model: DieModel,
+    before: bytes,
+    codes: Sequence[int],
+    face: int | None,
+    after: bytes,
+    host: HostModel | None = None,
 ) -> tuple[str, str] | None:
-    """Whether a whole press from ``before`` showed and stored what the model does."""
+    """Whether a whole press from ``before`` showed and stored what the model
+    does (pressed in C by ``host``, the model's port, where given)."""
     wrong = conversion_mismatch(model, codes)
     if wrong is not None:
         return "model", wrong
-    want_face, want = model.press(before, codes)
+    want_face, want = (model if host is None else host).press(before, codes)
     if (face, after) != (want_face, want):
         return "model", (
             f"the chip showed {face} and stored {after.hex()}; its model {want_face}"
@@ -142,8 +148,10 @@ def judge_press(
     return judge_model(model, before, codes, face, after)
 
 
-def judge_boot(model: DieModel, image: bytes, boot: Boot) -> tuple[str, str] | None:
-    """I4 for one booted image."""
+def judge_boot(
+    model: DieModel, image: bytes, boot: Boot, host: HostModel | None = None
+) -> tuple[str, str] | None:
+    """I4 for one booted image (``host``: as :func:`judge_model`)."""
     if boot.face is None or not 1 <= boot.face <= 6:
         return "I4", f"no face lit within {BOOT_LIMIT_S} s of power-on"
-    return judge_model(model, image, boot.codes, boot.face, boot.after)
+    return judge_model(model, image, boot.codes, boot.face, boot.after, host)

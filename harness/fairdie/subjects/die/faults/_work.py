@@ -89,11 +89,12 @@ class Work:
 
     def boot(self, image: bytes) -> None:
         """Boot ``image`` (I4): on the chip once per process, counted as a press
-        once per unit (so the count does not depend on how units are spread)."""
+        once per unit (so the count does not depend on how units are spread),
+        judged against the model in C where it has a port (thousands a campaign)."""
         key = (self.target, image)
         if key not in _BOOTED:
             boot: Boot = self.rig.boot(image)
-            _BOOTED[key] = judge_boot(self.model, image, boot)
+            _BOOTED[key] = judge_boot(self.model, image, boot, self.rig.host)
         if image not in self._booted:
             self._booted.add(image)
             self.out.presses += 1
