@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairdie.device import Setup
+from fairdie.device import Setup, pin_edges
 from fairdie.errors import FairdieError
 from fairdie.subjects.silver_dollar import Game, GhostError, Note
 from fairdie.subjects.silver_dollar._game import note_named
@@ -142,6 +142,24 @@ def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     assert dev.wait_reply(parse_position("5,4,3,2,1")) is None
     dev.chip.run(seconds=0.8)
     assert [n.name for n in dev.notes(mark)] == ["B5", "C5", "E5", "G5", "A5", "B5"]
+
+
+def test_the_speakers_edges_read_off_the_packed_trace_are_its_pin_changes() -> None:
+    # the piezo (PA5) shares port A with the strip, whose refresh fills the trace
+    dev = placed("6,4,3,2,1")
+    dev.chip.run(seconds=1.2)  # the reply and the device's tune
+    trace = dev.chip.trace
+    n = len(trace)
+    for since in (0, 1, n // 2, n - 1, n):
+        for level in (None, False, True):
+            edges, high = [], level
+            for change in trace.pin_changes("A", since):
+                if high is not None and change.high(5) != high:
+                    edges.append(change.cycle)
+                high = change.high(5)
+            assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
+    assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
+    assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
 
 
 def test_a_tone_off_the_octave_has_no_name() -> None:
