@@ -150,13 +150,14 @@ def test_the_speakers_edges_read_off_the_packed_trace_are_its_pin_changes() -> N
     dev.chip.run(seconds=1.2)  # the reply and the device's tune
     trace = dev.chip.trace
     n = len(trace)
-    for since in (0, 1, n // 2, n - 1, n):
+    for since in (0, n // 2, n):
+        changes = [(c.cycle, c.high(5)) for c in trace.pin_changes("A", since)]
         for level in (None, False, True):
             edges, high = [], level
-            for change in trace.pin_changes("A", since):
-                if high is not None and change.high(5) != high:
-                    edges.append(change.cycle)
-                high = change.high(5)
+            for cycle, now in changes:
+                if high is not None and now != high:
+                    edges.append(cycle)
+                high = now
             assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
     assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
     assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
