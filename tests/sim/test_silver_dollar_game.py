@@ -123,6 +123,23 @@ def test_place_refuses_what_the_build_cannot_take() -> None:
         dev.place(parse_position("12,9,6,3,1"))
 
 
+def _edges_are_the_pin_changes(dev: Game) -> None:
+    """The piezo's (PA5) edges as notes read them off the packed trace, where
+    the strip's refresh on port A fills it: those its pin changes give."""
+    trace = dev.chip.trace
+    for since in (0, len(trace) // 2):
+        changes = [(c.cycle, c.high(5)) for c in trace.pin_changes("A", since)]
+        for level in (None, False, True):
+            edges, high = [], level
+            for cycle, now in changes:
+                if high is not None and now != high:
+                    edges.append(cycle)
+                high = now
+            assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
+    assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
+    assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
+
+
 def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     # the device's only move, 6->5, is its last: it wins
     dev = placed("6,4,3,2,1")
@@ -130,6 +147,7 @@ def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     dev.chip.run(seconds=1.1)
     tune = dev.notes()
     assert [n.name for n in tune] == ["A5", "F5", "D5", "C5"]
+    _edges_are_the_pin_changes(dev)
     assert [n.seconds for n in tune] == pytest.approx([0.2, 0.2, 0.2, 0.4], abs=0.005)
     a5 = tune[0]
     step = 8e6 / 128 / 71 - 8e6 / 128 / 72  # one step of OCR1A at A5
@@ -142,25 +160,6 @@ def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     assert dev.wait_reply(parse_position("5,4,3,2,1")) is None
     dev.chip.run(seconds=0.8)
     assert [n.name for n in dev.notes(mark)] == ["B5", "C5", "E5", "G5", "A5", "B5"]
-
-
-def test_the_speakers_edges_read_off_the_packed_trace_are_its_pin_changes() -> None:
-    # the piezo (PA5) shares port A with the strip, whose refresh fills the trace
-    dev = placed("6,4,3,2,1")
-    dev.chip.run(seconds=1.2)  # the reply and the device's tune
-    trace = dev.chip.trace
-    n = len(trace)
-    for since in (0, n // 2, n):
-        changes = [(c.cycle, c.high(5)) for c in trace.pin_changes("A", since)]
-        for level in (None, False, True):
-            edges, high = [], level
-            for cycle, now in changes:
-                if high is not None and now != high:
-                    edges.append(cycle)
-                high = now
-            assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
-    assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
-    assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
 
 
 def test_a_tone_off_the_octave_has_no_name() -> None:
