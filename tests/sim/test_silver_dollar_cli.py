@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import termios
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from simsupport import Terminal, run, terminals
 
 from fairdie.device import Setup
 from fairdie.subjects.silver_dollar import Game
-from fairdie.subjects.silver_dollar._play import DARK, LIT, PlayScreen
+from fairdie.subjects.silver_dollar._play import DARK, LIT, PlayScreen, run_play
 from fairdie.subjects.silver_dollar._solver import (
     Move,
     apply,
@@ -225,12 +226,32 @@ def test_play_on_a_terminal_steps_a_dollar_gets_a_reply_and_quits(
     assert t.seen.endswith(b"\x1b[?25h") and b"Traceback" not in t.seen
 
 
-def test_ctrl_c_quits_play(terminal: Callable[..., Terminal]) -> None:
-    t = terminal()
-    t.wait_for(lambda s: "the idle light" in s)
-    t.send(b"\x03")
-    assert t.proc.wait(timeout=30) == 130
-    assert termios.tcgetattr(t.sub) == t.mode
+def test_ctrl_c_quits_play_with_130_and_restores_the_terminal() -> None:
+    # in process, on a pseudo-terminal: the play loop's raw mode makes Ctrl-C
+    # a key (the terminal's signals off); the entry point on a terminal, its
+    # exit status and the mode restored on the way out: the test above
+    main_fd, sub = os.openpty()
+    try:
+        mode = termios.tcgetattr(sub)
+        dev = Setup.make(board="silver-dollar").device()
+        assert isinstance(dev, Game)
+        out = io.StringIO()
+        screen = PlayScreen(dev, out, title="test")
+        ticks: list[float] = []
+
+        def clock() -> float:  # emulated time, 10 ms a look; Ctrl-C typed at once
+            if not ticks:
+                os.write(main_fd, b"\x03")  # the terminal is raw by the first look
+            ticks.append(len(ticks) * 0.01)
+            assert ticks[-1] < 1, "Ctrl-C did not arrive as a key"
+            return ticks[-1]
+
+        assert run_play(screen, fd_in=sub, clock=clock) == 130
+        assert termios.tcgetattr(sub) == mode
+        assert out.getvalue().endswith("\x1b[?25h")  # the cursor shown again
+    finally:
+        os.close(main_fd)
+        os.close(sub)
 
 
 def test_play_needs_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairdie.device import Setup
+from fairdie.device import Setup, pin_edges
 from fairdie.errors import FairdieError
 from fairdie.subjects.silver_dollar import Game, GhostError, Note
 from fairdie.subjects.silver_dollar._game import note_named
@@ -123,6 +123,23 @@ def test_place_refuses_what_the_build_cannot_take() -> None:
         dev.place(parse_position("12,9,6,3,1"))
 
 
+def _edges_are_the_pin_changes(dev: Game) -> None:
+    """The piezo's (PA5) edges as notes read them off the packed trace, where
+    the strip's refresh on port A fills it: those its pin changes give."""
+    trace = dev.chip.trace
+    for since in (0, len(trace) // 2):
+        changes = [(c.cycle, c.high(5)) for c in trace.pin_changes("A", since)]
+        for level in (None, False, True):
+            edges, high = [], level
+            for cycle, now in changes:
+                if high is not None and now != high:
+                    edges.append(cycle)
+                high = now
+            assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
+    assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
+    assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
+
+
 def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     # the device's only move, 6->5, is its last: it wins
     dev = placed("6,4,3,2,1")
@@ -130,6 +147,7 @@ def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:
     dev.chip.run(seconds=1.1)
     tune = dev.notes()
     assert [n.name for n in tune] == ["A5", "F5", "D5", "C5"]
+    _edges_are_the_pin_changes(dev)
     assert [n.seconds for n in tune] == pytest.approx([0.2, 0.2, 0.2, 0.4], abs=0.005)
     a5 = tune[0]
     step = 8e6 / 128 / 71 - 8e6 / 128 / 72  # one step of OCR1A at A5

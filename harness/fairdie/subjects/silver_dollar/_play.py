@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fairdie._terminal import raw_keys
-from fairdie.device import tones_from_edges
+from fairdie.device import pin_edges, tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import parse_pin
 from fairdie.subjects.silver_dollar._game import GO, NOTE_MIN_HZ, note_named
@@ -76,11 +76,8 @@ class PlayScreen:
         """Take the speaker's edges from the trace and drop the trace (it grows
         by the strip's refresh, ~57k events/s); name the notes that have ended."""
         chip = self.game.chip
-        for change in chip.trace.pin_changes(self._port):
-            high = change.high(self._bit)
-            if self._level is not None and high != self._level:
-                self._edges.append(change.cycle)
-            self._level = high
+        edges, self._level = pin_edges(chip.trace, self._port, self._bit, level=self._level)
+        self._edges.extend(edges)
         chip.clear_trace()
         quiet_from = chip.cycle - chip.cycles_for(_QUIET_S)
         for t in tones_from_edges(self._edges, chip.frequency, min_hz=NOTE_MIN_HZ):

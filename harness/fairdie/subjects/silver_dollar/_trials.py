@@ -75,14 +75,19 @@ def draw(seed: int, what: str, index: int) -> random.Random:
     return random.Random(f"sdg:{seed}:{what}:{index}")
 
 
-def game_on(setup: Setup, seed: int, track: Track | None = None) -> Game:
+def game_on(setup: Setup, seed: int, track: Track | None = None, *, record: bool = True) -> Game:
     """A fresh game on a fresh chip of ``setup`` (handed to ``track`` first),
-    its bounce drawn from ``seed``."""
+    its bounce drawn from ``seed``. Without ``record`` its chip records no
+    trace (a trial read off the strip alone: it runs the same, only cheaper)."""
+    from fairdie.sim import EventKind
     from fairdie.subjects.silver_dollar._game import Game
 
     assert setup.board is not None
     chip = setup.chip()
-    return Game(track(chip) if track is not None else chip, setup.board, seed=seed)
+    game = Game(track(chip) if track is not None else chip, setup.board, seed=seed)
+    if not record:
+        game.chip.trace_kinds = EventKind(0)
+    return game
 
 
 def placing_setup(setup: Setup, variant: str | None) -> Setup | str:
@@ -108,29 +113,30 @@ def placing_setup(setup: Setup, variant: str | None) -> Setup | str:
 
 
 def start_game(
-    setup: Setup, seed: int, index: int, track: Track | None = None
+    setup: Setup, seed: int, index: int, track: Track | None = None, *, record: bool = True
 ) -> tuple[Game, Position]:
     """Game ``index`` started: power on, idle a drawn while, press GO, read
-    the strip; the game and its start."""
+    the strip; the game and its start (``record``: as :func:`game_on`)."""
     rng = draw(seed, "start", index)
-    game = game_on(setup, rng.getrandbits(32), track)
+    game = game_on(setup, rng.getrandbits(32), track, record=record)
     game.power_on()
     game.chip.run(seconds=rng.uniform(*START_WAIT_S))
     return game, game.start()
 
 
 def start_trial(setup: Setup, seed: int, index: int) -> Position:
-    """Game ``index``'s start (:func:`start_game`)."""
-    return start_game(setup, seed, index)[1]
+    """Game ``index``'s start (:func:`start_game`, recording no trace)."""
+    return start_game(setup, seed, index, record=False)[1]
 
 
 def reply_trial(
     setup: Setup, position: Position, seed: int, index: int, track: Track | None = None
 ) -> Move:
     """The device's reply from ``position`` (itself to move), trial ``index``:
-    placed with drawn chance in a fresh chip of the test-position ``setup``."""
+    placed with drawn chance in a fresh chip of the test-position ``setup``
+    (which records no trace: the reply is read off the strip)."""
     rng = draw(seed, f"reply:{position}", index)
-    game = game_on(setup, rng.getrandbits(32), track)
+    game = game_on(setup, rng.getrandbits(32), track, record=False)
     game.place(position, rng.getrandbits(32))
     game.power_on()
     move = game.wait_reply(position)
@@ -173,10 +179,11 @@ def play_game(
     setup: Setup, player: str, seed: int, index: int, track: Track | None = None
 ) -> Played:
     """Game ``index`` from power-on against ``player`` ("perfect" or "random",
-    each drawing from the trial's random source), to its end."""
+    each drawing from the trial's random source), to its end; its chip
+    records no trace (the game is read off the strip; ``last_mark`` is 0)."""
     rng = draw(seed, f"play:{player}", index)
     script: Player = perfect_player(rng) if player == "perfect" else random_player(rng)
-    game = game_on(setup, rng.getrandbits(32), track)
+    game = game_on(setup, rng.getrandbits(32), track, record=False)
     game.power_on()
     game.chip.run(seconds=rng.uniform(*START_WAIT_S))
     return play(game, script, game.start())

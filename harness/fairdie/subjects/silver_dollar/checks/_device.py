@@ -107,7 +107,10 @@ def game_sleep(ctx: Context) -> Result:
         return fail(f"starting a game: {e}")
     chip = game.chip
     t0 = chip.cycle
+    kinds = chip.trace_kinds
+    chip.trace_kinds = EventKind(0)  # the wait's trace is cleared after it: none recorded
     chip.run(to_cycle=t0 + chip.cycles_for(_EARLY_S))
+    chip.trace_kinds = kinds
     if chip.sleep_mode == "power-down":
         return fail(f"in power-down after {_EARLY_S:g} s idle, before {IDLE_S:g} s")
     ctx.tick(0.3)

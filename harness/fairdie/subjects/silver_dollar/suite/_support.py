@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fairdie.subjects.silver_dollar._fixtures import GameFactory
 from fairdie.subjects.silver_dollar._solver import (
     Move,
     Player,
@@ -35,15 +36,15 @@ __all__ = [
     "Factory",
     "Measured",
     "Played",
-    "games",
     "names",
     "play",
     "reply",
     "starts",
 ]
 
-#: ``game_factory(variant=None, position=None, chance=0, seed=None)``
-Factory = Callable[..., "Game"]
+#: the ``game_factory`` fixture: ``game_factory(variant=None, position=None,
+#: chance=0, seed=None)``, and ``game_factory.started(seed, wait_s)``
+Factory = GameFactory
 #: the suite's ``measured(name, value)`` fixture
 Measured = Callable[[str, object], None]
 
@@ -57,6 +58,9 @@ A5_HZ = 880.0
 ONE_TIMER_STEP_HZ = 8e6 / 128 / 71 - 8e6 / 128 / 72
 #: before GO, a game waits up to this long (chance comes from when GO is pressed)
 MAX_WAIT_S = 0.3
+#: a test of this many games at most shares their starts with the session's
+#: others (the slow sweeps' thousands are fresh chips, freed as they go)
+KEEP_STARTS = 64
 
 
 def names(notes: list[Note]) -> tuple[str, ...]:
@@ -64,21 +68,16 @@ def names(notes: list[Note]) -> tuple[str, ...]:
     return tuple(n.name for n in notes)
 
 
-def games(factory: Factory, n: int, seed: int, **kwargs: object) -> Iterator[Game]:
-    """``n`` fresh games, powered on and idle, each from its own seed and
-    left idle a drawn while before GO (as people press GO when they like)."""
+def starts(factory: Factory, n: int, seed: int) -> Iterator[tuple[Game, Position]]:
+    """``n`` games started by GO, with the start each shows: each a fresh chip
+    from its own seed, powered on and left idle a drawn while before GO (as
+    people press GO when they like). Up to :data:`KEEP_STARTS` games, they
+    are the session's kept starts (:meth:`GameFactory.started`), each as it
+    was when first started, not run again."""
     rng = random.Random(f"games:{seed}")
     for _ in range(n):
-        game = factory(seed=rng.getrandbits(32), **kwargs)
-        game.power_on()
-        game.chip.run(seconds=rng.uniform(0.02, MAX_WAIT_S))
-        yield game
-
-
-def starts(factory: Factory, n: int, seed: int) -> Iterator[tuple[Game, Position]]:
-    """``n`` fresh games started by GO, with the start each shows."""
-    for game in games(factory, n, seed):
-        yield game, game.start()
+        chip_seed, wait_s = rng.getrandbits(32), rng.uniform(0.02, MAX_WAIT_S)
+        yield factory.started(chip_seed, wait_s, keep=n <= KEEP_STARTS)
 
 
 @dataclass(frozen=True)
@@ -123,10 +122,10 @@ def _so_far(start: Position, moves: list[Move]) -> str:
     return f"from {format_position(start)}: " + " ".join(str(m) for m in moves)
 
 
-def reply(factory: Factory, position: Position, chance: int, **kwargs: object) -> Move:
+def reply(factory: Factory, position: Position, chance: int) -> Move:
     """The device's move from ``position`` placed in EEPROM with ``chance``,
     read off the strip (a fresh game each time)."""
-    game = factory(position=position, chance=chance, **kwargs)
+    game = factory(position=position, chance=chance)
     game.power_on()
     move = game.wait_reply(position, timeout_s=0.5)
     assert move is not None
