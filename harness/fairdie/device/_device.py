@@ -294,9 +294,9 @@ class Device:
         port, bit = self._speaker
         edges: list[int] = []
         level: bool | None = None
-        for change in self.chip.trace.pin_changes(port, since):
-            high = change.high(bit)
+        for cycle, _, state, _ in self.chip.trace.pin_words(port, since):
+            high = bool((state >> bit) & 1)  # as PinChange.high
             if high != level and level is not None:
-                edges.append(change.cycle)
+                edges.append(cycle)
             level = high
         return tones_from_edges(edges, self.chip.frequency, min_hz=min_hz)

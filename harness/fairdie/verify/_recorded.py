@@ -22,7 +22,7 @@ from fairdie.sim._vcd import led_lit
 from fairdie.verify._check import Check, Context, Result, fail, ok, skip
 from fairdie.verify._generic import scenario_results
 from fairdie.verify._timeline import (
-    KINDS,
+    NOT_PINS,
     Timeline,
     _conversions,
     _led_pins,
@@ -90,7 +90,7 @@ def scenario_timeline(device: Device) -> Timeline:
     :class:`Timeline`. The ADC's conversions are timed at the prescaler
     ADCSRA holds when the run ends."""
     chip = device.chip
-    events = list(chip.trace.events(KINDS))
+    events = list(chip.trace.events(NOT_PINS))
     end = chip.cycle
     pins = tuple(chip.trace.pin_changes())
     ports = {p: chip.port_state(p) for p in chip.ports}
@@ -158,9 +158,14 @@ def _steps(
 ) -> list[tuple[int, int]]:
     words = dict(ports)
     leds = [(led.anode, led.cathode) for led in board.leds]
+    masks: dict[tuple[tuple[str, int], ...], int] = {}  # by the words: a port cycles few
 
     def mask() -> int:
-        return sum(1 << i for i, (a, c) in enumerate(leds) if led_lit(words, a, c))
+        key = tuple(words.items())
+        m = masks.get(key)
+        if m is None:
+            m = masks[key] = sum(1 << i for i, (a, c) in enumerate(leds) if led_lit(words, a, c))
+        return m
 
     #: (cycle, 0: a pin change, 1: power off, 2: power on; the pin change's index)
     changes: list[tuple[int, int, int]] = []

@@ -34,6 +34,8 @@ __all__ = ["KINDS", "Recorder", "Sleep", "Timeline", "record_run"]
 
 #: the trace events a recording needs
 KINDS = VCD_KINDS | EventKind.RESET
+#: the kinds a timeline reads as events (its pins' changes it keeps as they are)
+NOT_PINS = KINDS & ~EventKind.PIN
 _STOPS = Until(kinds=EventKind.ADC)
 _CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
 
@@ -192,7 +194,7 @@ class Recorder:
         """The run recorded from ``start`` to ``end`` as a :class:`Timeline`
         (the EEPROM after it is the chip's now)."""
         chip = self.chip
-        events = list(chip.trace.events(KINDS))
+        events = list(chip.trace.events(NOT_PINS))
         return Timeline(
             frequency=chip.frequency,
             start=start,
