@@ -136,6 +136,16 @@ def test_trace_of_a_press_matches_the_chips_own_trace(
     chip = die.chip
     assert r["faces"] == [p.face for p in presses] and r["counts"] == list(die.counts)
     assert r["events"]["pin"] == len(chip.pin_changes()) and r["events"]["power"] == 2
+    # the trace's views agree: its events and pin changes (made through their
+    # slots) are what their constructors make, and the pin changes' tuples
+    fields = list(chip.trace.tuples())
+    assert list(chip.trace.events()) == [
+        Event(t, EventKind(k), a, b, c) for t, k, a, b, c in fields
+    ]
+    words = chip.trace.pin_words()
+    assert words == [(t, chr(a), b, c) for t, k, a, b, c in fields if k == EventKind.PIN]
+    assert chip.pin_changes() == [PinChange(*w) for w in words]
+    assert chip.trace.pin_words("b") == [w for w in words if w[1] == "B"]
 
     timescale, waves = read_vcd(vcd)
     assert timescale == "1 ns"
