@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 from fairdie.sim._chipbase import ChipBase
 from fairdie.sim._simavr import ffi, lib
-from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
+from fairdie.sim._types import (
+    TRACEABLE,
+    AdcConversion,
+    Event,
+    EventFields,
+    EventKind,
+    PinChange,
+)
 
 if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
@@ -83,7 +90,7 @@ class Trace:
         """A position to pass as ``since`` later."""
         return len(self)
 
-    def tuples(self, since: int = 0) -> Iterator[tuple[int, int, int, int, int]]:
+    def tuples(self, since: int = 0) -> Iterator[EventFields]:
         if not since:
             return EVENT.iter_unpack(self._buf)
         return EVENT.iter_unpack(memoryview(self._buf)[since * EVENT.size :])

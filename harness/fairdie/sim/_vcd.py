@@ -46,7 +46,7 @@ from typing import Any, TextIO, cast
 
 from vcd import VCDWriter
 
-from fairdie.sim._types import Event, EventKind, Level, parse_pin
+from fairdie.sim._types import Event, EventFields, EventKind, Level, parse_pin
 
 __all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "led_lit", "signals_for", "write_vcd"]
 
@@ -127,8 +127,6 @@ def signals_for(kinds: EventKind) -> tuple[str, ...]:
     return tuple(s for s, need in _NEEDS.items() if need & kinds == need)
 
 
-#: an event's fields as the trace packs them: cycle, kind, a, b, c
-EventFields = tuple[int, int, int, int, int]
 _PIN = int(EventKind.PIN)
 _POWER, _SLEEP, _WAKE = int(EventKind.POWER), int(EventKind.SLEEP), int(EventKind.WAKE)
 _EEPROM_START, _EEPROM_DONE = int(EventKind.EEPROM_START), int(EventKind.EEPROM_DONE)
