@@ -83,8 +83,8 @@ def active_pins(chip: Chip) -> list[str]:
     """The pins worth a wave: each that changes in the trace or is not
     floating now (an MCU's port may have fewer pins than its 8 bits)."""
     diffs: dict[str, int] = {}  # each port's bits that changed, in each byte of its word
-    for ch in chip.pin_changes():
-        diffs[ch.port] = diffs.get(ch.port, 0) | (ch.state ^ ch.before)
+    for _, port, state, before in chip.trace.pin_words():
+        diffs[port] = diffs.get(port, 0) | (state ^ before)
     pins = []
     for port in chip.ports:
         now = PinChange(chip.cycle, port, chip.port_state(port), 0)

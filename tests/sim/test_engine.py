@@ -22,11 +22,11 @@ F = 1_200_000
 def toggles(chip: Chip, pin_bit: int = 0) -> list[int]:
     """Cycles at which a pin's output level changed (outputs only)."""
     out, last = [], None
-    for ch in chip.pin_changes("B"):
-        if (ch.state >> (8 + pin_bit)) & 1:  # the chip drives it
-            lvl = ch.high(pin_bit)
+    for cycle, _, state, _ in chip.trace.pin_words("B"):  # tuples: a long trace's are many
+        if (state >> (8 + pin_bit)) & 1:  # the chip drives it
+            lvl = (state >> pin_bit) & 1  # its level, as PinChange.high
             if last is not None and lvl != last:
-                out.append(ch.cycle)
+                out.append(cycle)
             last = lvl
     return out
 

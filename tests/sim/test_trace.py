@@ -1,6 +1,7 @@
 """``fairdie press --vcd``: the VCD it writes of the last press, read back
 with pyvcd's reader, against the chip's own trace of the same press made in
-Python."""
+Python (a ten-second hold's read line by line: read_vcd_lines, which reads a
+press of every kind of event as pyvcd does)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from simsupport import Wave, read_vcd, run
+from simsupport import Wave, read_vcd, read_vcd_lines, run
 
 from fairdie.sim import Chip, Event, EventKind, Level, PinChange
 from fairdie.sim._types import TRACEABLE
@@ -136,9 +137,20 @@ def test_trace_of_a_press_matches_the_chips_own_trace(
     chip = die.chip
     assert r["faces"] == [p.face for p in presses] and r["counts"] == list(die.counts)
     assert r["events"]["pin"] == len(chip.pin_changes()) and r["events"]["power"] == 2
+    # the trace's views agree: its events and pin changes (made through their
+    # slots) are what their constructors make, and the pin changes' tuples
+    fields = list(chip.trace.tuples())
+    assert list(chip.trace.events()) == [
+        Event(t, EventKind(k), a, b, c) for t, k, a, b, c in fields
+    ]
+    words = chip.trace.pin_words()
+    assert words == [(t, chr(a), b, c) for t, k, a, b, c in fields if k == EventKind.PIN]
+    assert chip.pin_changes() == [PinChange(*w) for w in words]
+    assert chip.trace.pin_words("b") == [w for w in words if w[1] == "B"]
 
     timescale, waves = read_vcd(vcd)
     assert timescale == "1 ns"
+    assert read_vcd_lines(vcd) == (timescale, waves)  # as pyvcd reads it
     assert [n for n in waves if n.startswith("P")] == ["PB0", "PB1", "PB2", "PB3"]
     assert chip.trace.tuples().__next__()[0] > 0  # press 3: not at time 0
     check_against_chip(chip, waves)
@@ -158,7 +170,8 @@ def test_trace_of_a_ten_second_hold_on_the_charlieplexed_die(
     die = Die(board="die-charlieplex")
     die.chip.trace_kinds = TRACEABLE
     die.roll(10)
-    _, waves = read_vcd(vcd)
+    # some 100,000 changes: pyvcd's tokenizer takes a second over them
+    _, waves = read_vcd_lines(vcd)
     check_against_chip(die.chip, waves)
     assert len(waves["PB0"]) > 100  # multiplexed LEDs
 

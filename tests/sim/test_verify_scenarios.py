@@ -153,3 +153,26 @@ def test_what_the_engine_does_not_model_is_in_the_report(capsys, build_test_firm
     rc, out = _verify(capsys, str(elf), board)
     assert rc == 0 and {"PRR", "CLKPR"} <= set(out["unmodelled"])
     assert any("PRR" in note for note in out["notes"])
+
+
+def test_the_evidence_files_are_made_for_a_report_only(elf, tmp_path, monkeypatch) -> None:
+    """verify() from Python keeps each check's evidence files, for write_report;
+    without ``evidence`` (the command with no --report) it names the same
+    evidence and writes none of it (a VCD is most of a check's evidence)."""
+    import fairdie._trace
+    from fairdie._trace import is_our_vcd
+    from fairdie.verify import verify
+
+    written: list[Path] = []
+    write = fairdie._trace.write
+    monkeypatch.setattr(fairdie._trace, "write", lambda c, p, **k: written.append(write(c, p, **k)))
+    board = str(_board(tmp_path, '["l0", "l1", "l2", "l3", "l4"]'))
+    kept = verify(elf, board=board, only=["scenarios"])
+    assert [p.name for p in written] == ["scenario-1.vcd"]
+    named = verify(elf, board=board, only=["scenarios"], evidence=False)
+    assert len(written) == 1  # no VCD written
+    assert kept.passed and kept.evidence == named.evidence
+    files = {e.file for links in kept.evidence.values() for e in links if e.file}
+    assert "scenario-1.vcd" in files
+    assert set(kept.files) == files and all(is_our_vcd(kept.files[f]) for f in files)
+    assert named.files == {}

@@ -167,6 +167,20 @@ def test_vcd_file(tmp_path):
         )
 
 
+def test_vcd_pins_change_by_their_own_values_not_the_word_they_reach(tmp_path):
+    """A port reaching one state word from two others changes different pins
+    each time: PB1 from 01 to 11, PB0 from 10 to 11 (the writer steps the
+    pins' values by state word)."""
+    w = [_word(level=v, chip=0b11) for v in (0b01, 0b11, 0b10, 0b11)]
+    events = [Event(10 * (i + 1), EventKind.PIN, ord("B"), w[i], w[i - 1]) for i in (1, 2, 3)]
+    path = write_vcd(
+        tmp_path / "t.vcd", frequency=1_000_000, pins=["PB0", "PB1"], events=events,
+        signals=[], end=50,
+    )  # fmt: skip
+    body = path.read_text().split("$dumpvars", 1)[1]
+    assert body == '\n1!\n0"\n$end\n#20000\n1"\n#30000\n0!\n#40000\n1!\n#50000\n'
+
+
 def test_every_file_of_the_c_boundary_ships_and_reruns_setup():
     """An installed wheel builds the extensions from the shipped sources, and
     `make` re-runs setup when any of them changes: both must see every file."""

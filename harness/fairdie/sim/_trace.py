@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING
 
 from fairdie.sim._chipbase import ChipBase
 from fairdie.sim._simavr import ffi, lib
-from fairdie.sim._types import TRACEABLE, AdcConversion, Event, EventKind, PinChange
+from fairdie.sim._types import (
+    TRACEABLE,
+    AdcConversion,
+    Event,
+    EventFields,
+    EventKind,
+    PinChange,
+)
 
 if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
@@ -25,6 +32,16 @@ _SIMAVR_LOG = logging.getLogger("fairdie.simavr")
 _fd_pending = lib.fd_pending
 _PIN_KIND = int(EventKind.PIN)
 _ADC_KIND = int(EventKind.ADC)
+_TRACEABLE = int(TRACEABLE)
+# Event and PinChange made field by field through their slots: what their
+# (frozen) __init__ does, a third of its time, for the long traces
+_new = object.__new__
+_event_cycle, _event_kind, _event_a, _event_b, _event_c = (
+    getattr(Event, f).__set__ for f in ("cycle", "kind", "a", "b", "c")
+)
+_pin_cycle, _pin_port, _pin_state, _pin_before = (
+    getattr(PinChange, f).__set__ for f in ("cycle", "port", "state", "before")
+)
 _KINDS = {int(k): k for k in EventKind}  # the single kinds, without an enum call per event
 # simavr's levels (LOG_OUTPUT, LOG_ERROR, LOG_WARNING, LOG_TRACE, LOG_DEBUG)
 _LOG_LEVELS = {1: logging.INFO, 2: logging.ERROR, 3: logging.WARNING, 4: logging.DEBUG}
@@ -73,7 +90,7 @@ class Trace:
         """A position to pass as ``since`` later."""
         return len(self)
 
-    def tuples(self, since: int = 0) -> Iterator[tuple[int, int, int, int, int]]:
+    def tuples(self, since: int = 0) -> Iterator[EventFields]:
         if not since:
             return EVENT.iter_unpack(self._buf)
         return EVENT.iter_unpack(memoryview(self._buf)[since * EVENT.size :])
@@ -82,15 +99,34 @@ class Trace:
         mask, known = int(kinds), _KINDS
         for cycle, kind, a, b, c in self.tuples(since):
             if kind & mask:
-                yield Event(cycle, known.get(kind) or EventKind(kind), a, b, c)
+                e = _new(Event)
+                _event_cycle(e, cycle)
+                _event_kind(e, known.get(kind) or EventKind(kind))
+                _event_a(e, a)
+                _event_b(e, b)
+                _event_c(e, c)
+                yield e
 
-    def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
+    def pin_words(self, port: str | None = None, since: int = 0) -> list[tuple[int, str, int, int]]:
+        """:meth:`pin_changes` as plain tuples (cycle, port, state, before),
+        without an object per change."""
         want = ord(port.upper()) if port else 0
         return [
-            PinChange(cycle, chr(a), b, c)
+            (cycle, chr(a), b, c)
             for cycle, kind, a, b, c in self.tuples(since)
             if kind == _PIN_KIND and (not want or a == want)
         ]
+
+    def pin_changes(self, port: str | None = None, since: int = 0) -> list[PinChange]:
+        out = []
+        for cycle, letter, state, before in self.pin_words(port, since):
+            ch = _new(PinChange)
+            _pin_cycle(ch, cycle)
+            _pin_port(ch, letter)
+            _pin_state(ch, state)
+            _pin_before(ch, before)
+            out.append(ch)
+        return out
 
     def adc(self, since: int = 0) -> list[AdcConversion]:
         make = AdcConversion.from_fields
@@ -200,7 +236,7 @@ class TraceMixin(ChipBase):
             Path(path),
             frequency=self.frequency,
             pins=names,
-            events=list(self.trace.events(since=since)),
+            events=[e for e in self.trace.tuples(since) if e[1] & _TRACEABLE],
             signals=list(signals),
             end=self.cycle,
             state=state,

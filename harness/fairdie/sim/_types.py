@@ -60,6 +60,9 @@ class EventKind(enum.IntFlag):
 
 _REFERENCES = ("vcc", "internal", "aref", "aref")
 
+#: an event's fields as the trace packs them (``Trace.tuples``): cycle, kind, a, b, c
+EventFields = tuple[int, int, int, int, int]
+
 #: Every kind the trace can record.
 TRACEABLE = EventKind(511)
 _NO_EVENT = EventKind(0)

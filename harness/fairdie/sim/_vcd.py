@@ -42,11 +42,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 from vcd import VCDWriter
 
-from fairdie.sim._types import Event, EventKind, Level, parse_pin
+from fairdie.sim._types import Event, EventFields, EventKind, Level, parse_pin
 
 __all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "led_lit", "signals_for", "write_vcd"]
 
@@ -127,25 +127,30 @@ def signals_for(kinds: EventKind) -> tuple[str, ...]:
     return tuple(s for s, need in _NEEDS.items() if need & kinds == need)
 
 
-def _changes(e: Event) -> list[tuple[str, _Value]]:
-    """The signal values an event sets at its cycle."""
-    k = e.kind
-    if k is EventKind.POWER:
-        return [("power", e.a)] if e.a else [("power", 0), ("sleep", 0), ("sleep_mode", -1)]
-    if k is EventKind.SLEEP:
-        return [("sleep", 1), ("sleep_mode", e.b - 1)]
-    if k is EventKind.WAKE:
+_PIN = int(EventKind.PIN)
+_POWER, _SLEEP, _WAKE = int(EventKind.POWER), int(EventKind.SLEEP), int(EventKind.WAKE)
+_EEPROM_START, _EEPROM_DONE = int(EventKind.EEPROM_START), int(EventKind.EEPROM_DONE)
+_ADC = int(EventKind.ADC)
+
+
+def _changes(kind: int, a: int, b: int, c: int) -> list[tuple[str, _Value]]:
+    """The signal values an event (its kind and fields) sets at its cycle."""
+    if kind == _POWER:
+        return [("power", a)] if a else [("power", 0), ("sleep", 0), ("sleep_mode", -1)]
+    if kind == _SLEEP:
+        return [("sleep", 1), ("sleep_mode", b - 1)]
+    if kind == _WAKE:
         return [("sleep", 0), ("sleep_mode", -1)]
-    if k is EventKind.EEPROM_START:
-        return [("eeprom_busy", 1), ("eeprom_addr", e.a), ("eeprom_data", e.c & 0xFF)]
-    if k is EventKind.EEPROM_DONE:
-        return [("eeprom_busy", 0), ("eeprom_addr", e.a), ("eeprom_data", e.b & 0xFF)]
-    if k is EventKind.ADC:
-        return [("adc", 1), ("adc_mv", e.b), ("adc_code", e.c & 0x3FF)]
+    if kind == _EEPROM_START:
+        return [("eeprom_busy", 1), ("eeprom_addr", a), ("eeprom_data", c & 0xFF)]
+    if kind == _EEPROM_DONE:
+        return [("eeprom_busy", 0), ("eeprom_addr", a), ("eeprom_data", b & 0xFF)]
+    if kind == _ADC:
+        return [("adc", 1), ("adc_mv", b), ("adc_code", c & 0x3FF)]
     return []
 
 
-def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
+def _initial(events: Sequence[EventFields], state: ChipState) -> dict[str, _Value]:
     """Each signal's value before the first event: what its first change
     undoes, else what the chip is at the end."""
     init: dict[str, _Value] = {"adc": 0}
@@ -160,15 +165,17 @@ def _initial(events: Sequence[Event], state: ChipState) -> dict[str, _Value]:
     if state.sleeping is not None:
         init["sleep_mode"] = (state.sleep_mode or "unknown") if state.sleeping else _AWAKE
     first: set[str] = set()
-    for e in events:
-        for name, value in _changes(e):
-            if name in first or (name.startswith("sleep") and e.kind is EventKind.POWER):
+    for _, kind, a, b, c in events:
+        if kind == _PIN:
+            continue  # sets no signal
+        for name, value in _changes(kind, a, b, c):
+            if name in first or (name.startswith("sleep") and kind == _POWER):
                 continue  # a power cut says nothing of the sleep before it
             first.add(name)
             if name in ("power", "sleep", "eeprom_busy"):
                 init[name] = 1 - int(value)
             elif name == "sleep_mode":
-                init[name] = _AWAKE if e.kind is EventKind.SLEEP else "unknown"
+                init[name] = _AWAKE if kind == _SLEEP else "unknown"
             elif name != "adc":
                 init.pop(name, None)  # a vector is unknown until its first value
     return init
@@ -281,19 +288,18 @@ class _PartValues:
         return "x" if word is None else _PIN_VALUE[Level.of(word, bit)]
 
 
-def _first_words(events: Sequence[Event], state: ChipState) -> dict[str, int]:
+def _first_words(events: Sequence[EventFields], state: ChipState) -> dict[str, int]:
     """Each port's state word before the first event (None: unknown)."""
     words = dict(state.ports)
-    seen: set[str] = set()
-    for e in events:
-        if e.kind is EventKind.PIN and chr(e.a) not in seen:
-            seen.add(chr(e.a))
-            words[chr(e.a)] = e.c  # the state word before the first change
+    seen: set[int] = set()
+    for _, kind, a, _, c in events:
+        if kind == _PIN and a not in seen:
+            seen.add(a)
+            words[chr(a)] = c  # the state word before the first change
     return words
 
 
-def _pin_initial(events: Sequence[Event], pins: Sequence[str], state: ChipState) -> dict[str, str]:
-    words = _first_words(events, state)
+def _pin_initial(pins: Sequence[str], words: Mapping[str, int]) -> dict[str, str]:
     init: dict[str, str] = {}
     for name in pins:
         port, bit = parse_pin(name)
@@ -307,7 +313,7 @@ def write_vcd(
     *,
     frequency: int,
     pins: Sequence[str],
-    events: Sequence[Event],
+    events: Sequence[Event] | Sequence[EventFields],
     signals: Sequence[str],
     end: int,
     state: ChipState | None = None,
@@ -315,61 +321,22 @@ def write_vcd(
     scope: str = "chip",
     parts: Parts | None = None,
 ) -> Path:
-    """Write ``events`` (a trace, in cycle order) as a VCD file at ``path``:
-    the ``pins`` (``"PB0"``, ...) and ``signals`` (names of :data:`SIGNALS`),
-    and a board's ``parts``, from time 0 to cycle ``end``. Raises ValueError
-    for an unknown signal and OSError when the file cannot be written."""
+    """Write ``events`` (a trace, in cycle order: events, or their fields as
+    ``Trace.tuples`` gives them) as a VCD file at ``path``: the ``pins``
+    (``"PB0"``, ...) and ``signals`` (names of :data:`SIGNALS`), and a board's
+    ``parts``, from time 0 to cycle ``end``. Raises ValueError for an unknown
+    signal and OSError when the file cannot be written."""
     for s in signals:
         if s not in SIGNALS:
             raise ValueError(f"unknown VCD signal {s!r}: choose from {', '.join(SIGNALS)}")
+    fields = _fields(events)
     state = state or ChipState()
     parts = parts or Parts()
-    names = parts.sleep_names
-    by_port: dict[str, list[tuple[str, int]]] = {}
-    for p in pins:
-        port, bit = parse_pin(p)
-        by_port.setdefault(port, []).append((p, bit))
-    wanted = set(signals)
-    # (cycle, order, name, value): a strobe's fall sorts before an event of its cycle
-    rows: list[tuple[int, int, str, _Value]] = []
-    words = _first_words(events, state)
+    words = _first_words(fields, state)
     part_values = _PartValues(parts)
     part_init = part_values.all(words)
-    now = dict(part_init)  # each part's value as the events go: a row only for a change
-    init: dict[str, Any] = {**_initial(events, state), **_pin_initial(events, pins, state)}
-    # each pin's value as the events go: a row only for a change (the writer
-    # leaves out a value that is no change; it need not be asked)
-    pin_now = {name: init.get(name, "x") for name in pins}
-    # each port's pins' values by state word: a port cycles through few words
-    pin_values: dict[tuple[int, int], tuple[str, ...]] = {}
-    for n, e in enumerate(events):
-        if e.kind is EventKind.PIN:
-            here = by_port.get(chr(e.a), ())
-            values = pin_values.get((e.a, e.b))
-            if values is None:
-                values = tuple(_PIN_VALUE[Level.of(e.b, bit)] for _, bit in here)
-                pin_values[e.a, e.b] = values
-            for (name, _), v in zip(here, values, strict=True):
-                if pin_now[name] != v:
-                    pin_now[name] = v
-                    rows.append((e.cycle, n, name, v))
-            if part_init:
-                port = chr(e.a)
-                before = words.get(port)
-                words[port] = e.b
-                for k, v in part_values.changed(words, port, before).items():
-                    if now[k] != v:
-                        now[k] = v
-                        rows.append((e.cycle, n, k, v))
-            continue
-        for name, value in _changes(e):
-            if name == "sleep_mode" and isinstance(value, int):
-                value = _AWAKE if value < 0 else names.get(value, f"sm-{value}")
-            if name in wanted:
-                rows.append((e.cycle, n, name, value))
-                if name == "adc":
-                    rows.append((e.cycle + 1, -1, name, 0))
-    rows.sort(key=lambda r: (r[0], r[1]))
+    init: dict[str, Any] = {**_initial(fields, state), **_pin_initial(pins, words)}
+    rows = _rows(fields, pins, signals, words, part_values, part_init, parts.sleep_names)
     ns = 1e9 / frequency
     with path.open("w", encoding="utf-8") as f:
         w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
@@ -382,13 +349,139 @@ def write_vcd(
         for key, value in part_init.items():
             kind, name = key.split(".", 1)
             var[key] = w.register_var(kind, name, "wire", 1, value)
-        stamp = 0
-        last: dict[str, _Value] = dict(part_init)
-        for cycle, _, name, value in rows:
-            if name in part_init and last[name] == value:
-                continue  # a part's value is written only when it changes
-            last[name] = value
-            stamp = round(cycle * ns)
-            w.change(var[name], stamp, value)
-        w.close(max(round(end * ns), stamp))
+        _write_changes(f, w, var, rows, ns, end, part_init)
     return path
+
+
+def _fields(events: Sequence[Event] | Sequence[EventFields]) -> Sequence[EventFields]:
+    """The events' fields (as ``Trace.tuples`` gives them)."""
+    if not events or not isinstance(events[0], Event):
+        return cast("Sequence[EventFields]", events)
+    return [(e.cycle, int(e.kind), e.a, e.b, e.c) for e in cast("Sequence[Event]", events)]
+
+
+def _rows(
+    events: Sequence[EventFields],
+    pins: Sequence[str],
+    signals: Sequence[str],
+    words: dict[str, int],
+    part_values: _PartValues,
+    part_init: Mapping[str, str],
+    names: Mapping[int, str],
+) -> list[tuple[int, int, str, _Value]]:
+    """(cycle, order, name, value) of each change the events make, by time
+    and order (the event's index; -1 for a strobe's fall, before the events
+    of its cycle): a pin's or a part's only when its value changes."""
+    by_port: dict[int, list[tuple[str, int]]] = {}
+    for p in pins:
+        port, bit = parse_pin(p)
+        by_port.setdefault(ord(port), []).append((p, bit))
+    wanted = set(signals)
+    rows: list[tuple[int, int, str, _Value]] = []
+    append = rows.append
+    now = dict(part_init)  # each part's value as the events go: a row only for a change
+    # each port's word as the events go, and the pins' values that change
+    # from one word to the next (a row only for a change): a port cycles
+    # through few words
+    port_word: dict[int, int | None] = {ord(p): w for p, w in words.items()}
+    steps: dict[tuple[int, int | None, int], list[tuple[str, str]]] = {}
+    falls: list[int] = []  # the cycles the ADC strobe falls at, not yet passed
+    latest, in_order = 0, True
+    for n, (cycle, kind, a, b, c) in enumerate(events):
+        while falls and falls[0] <= cycle:  # a fall before the events of its cycle
+            append((falls.pop(0), -1, "adc", 0))
+        if cycle < latest:
+            in_order = False
+        latest = cycle
+        if kind == _PIN:
+            before = port_word.get(a)
+            step = steps.get((a, before, b))
+            if step is None:
+                step = steps[a, before, b] = _pin_step(by_port.get(a, ()), before, b)
+            port_word[a] = b
+            for name, v in step:
+                append((cycle, n, name, v))
+            if part_init:
+                port = chr(a)
+                was = words.get(port)
+                words[port] = b
+                for k, v in part_values.changed(words, port, was).items():
+                    if now[k] != v:
+                        now[k] = v
+                        append((cycle, n, k, v))
+            continue
+        for name, value in _changes(kind, a, b, c):
+            if name == "sleep_mode" and isinstance(value, int):
+                value = _AWAKE if value < 0 else names.get(value, f"sm-{value}")
+            if name in wanted:
+                append((cycle, n, name, value))
+                if name == "adc":
+                    falls.append(cycle + 1)
+    rows += ((fall, -1, "adc", 0) for fall in falls)
+    if not in_order:  # events out of cycle order: their rows by time, then order
+        rows.sort(key=lambda r: (r[0], r[1]))
+    return rows
+
+
+def _pin_step(
+    pins: Sequence[tuple[str, int]], before: int | None, after: int
+) -> list[tuple[str, str]]:
+    """The values of a port's ``pins`` (name, bit) that its word's change
+    from ``before`` (None: unknown, each pin x) to ``after`` changes."""
+    now = {name: "x" if before is None else _PIN_VALUE[Level.of(before, bit)] for name, bit in pins}
+    step = []
+    for name, bit in pins:
+        v = _PIN_VALUE[Level.of(after, bit)]
+        if now[name] != v:
+            now[name] = v
+            step.append((name, v))
+    return step
+
+
+def _write_changes(
+    f: TextIO,
+    w: VCDWriter,
+    var: Mapping[str, Any],
+    rows: Sequence[tuple[int, int, str, _Value]],
+    ns: float,
+    end: int,
+    part_init: Mapping[str, str],
+) -> None:
+    """Write ``rows`` and close ``w`` at cycle ``end`` (or the last row's
+    time), as ``w.change`` for each row and ``w.close`` would: pyvcd writes
+    the header and the values at time 0, and formats each value; a value
+    that is no change is left out, a time written before its first change."""
+    later = len(rows)  # the first row after time 0
+    for i, (cycle, _, name, value) in enumerate(rows):
+        if round(cycle * ns):
+            later = i
+            break
+        w.change(var[name], 0, value)  # into the $dumpvars of time 0
+    w.flush()  # the header and the values at time 0
+    last: dict[str, _Value] = {name: v.value for name, v in var.items()}
+    dumped = 0 if var else None  # the time last written (0 with the $dumpvars)
+    formatted: dict[tuple[str, _Value], str] = {}
+    out: list[str] = []
+    at = final = -1  # the cycle of the row before; of the last row that counts
+    for cycle, _, name, value in rows[later:]:
+        if value == last[name]:  # no change: nothing to write
+            if name not in part_init:  # a part's row counts only when it changes
+                final = cycle
+            continue
+        final = cycle
+        last[name] = value
+        text = formatted.get((name, value))
+        if text is None:
+            text = formatted[name, value] = var[name].format_value(value)
+        if cycle != at:
+            at, stamp = cycle, round(cycle * ns)
+            if stamp != dumped:
+                dumped = stamp
+                out.append(f"#{stamp}")
+        out.append(text)
+    stamp = max(round(end * ns), round(final * ns) if final >= 0 else 0)
+    if stamp != dumped:
+        out.append(f"#{stamp}")
+    if out:
+        f.write("\n".join(out) + "\n")
+    w.close()

@@ -166,10 +166,14 @@ class ReportPart(Protocol):
 class Context:
     """What the checks share: the candidate, the options and what earlier checks found."""
 
-    def __init__(self, candidate: Candidate, options: Options, folder: Path) -> None:
+    def __init__(
+        self, candidate: Candidate, options: Options, folder: Path, *, keep_files: bool = True
+    ) -> None:
         self.c = candidate
         self.o = options
         self.folder = folder  #: a temporary folder for the run's files
+        #: the evidence's files are made and kept (for a report); else only named
+        self.keep_files = keep_files
         self.tick: Callable[[float], None] = lambda f: None  #: a fraction of this check done
         self.runs = False  #: the firmware loads on the board's MCU
         self.current = ""  #: the name of the check running
@@ -201,13 +205,16 @@ class Context:
 
     def add_file(self, name: str, data: bytes) -> str:
         """Keep ``data`` for the report folder as ``name``; the name."""
-        self.files[name] = data
+        if self.keep_files:
+            self.files[name] = data
         return name
 
     def add_vcd(self, chip: Chip, name: str, comment: str = "") -> str:
         """The chip's trace as a VCD for the report (the board's parts named); its name."""
         from fairdie._trace import write
 
+        if not self.keep_files:
+            return name
         path = self.folder / name
         write(chip, path, comment=comment, board=self.c.board)
         return self.add_file(name, path.read_bytes())

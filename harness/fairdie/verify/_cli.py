@@ -202,6 +202,7 @@ def verify_main(argv: list[str]) -> int:
                 progress=progress,
                 programmer=args.programmer,
                 report=args.report,
+                evidence=args.report is not None,  # its files are for the report alone
             )
         out = verdict.as_json()
         if args.report is not None:

@@ -30,8 +30,16 @@ def pyplot() -> Any:
 
 
 def save_figure(fig: Any, path: Path) -> str:
-    """Write ``fig`` as a PNG at ``path``; its file name."""
-    fig.tight_layout()
+    """Write ``fig`` as a PNG at ``path``, laid out as ``fig.tight_layout()``
+    lays it out; its file name."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    if fig.get_layout_engine() is None:
+        # the layout alone: fig.tight_layout() leaves a placeholder engine, for
+        # which savefig draws the figure once more first (the same pixels)
+        TightLayoutEngine().execute(fig)
+    else:
+        fig.tight_layout()
     fig.savefig(path, dpi=100)
     pyplot().close(fig)
     return path.name

@@ -22,7 +22,6 @@ from fairdie.sim._vcd import led_lit
 from fairdie.verify._check import Check, Context, Result, fail, ok, skip
 from fairdie.verify._generic import scenario_results
 from fairdie.verify._timeline import (
-    KINDS,
     Timeline,
     _conversions,
     _led_pins,
@@ -30,6 +29,7 @@ from fairdie.verify._timeline import (
     _sleeps,
     _writes,
     record_run,
+    trace_fields,
 )
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ def scenario_timeline(device: Device) -> Timeline:
     :class:`Timeline`. The ADC's conversions are timed at the prescaler
     ADCSRA holds when the run ends."""
     chip = device.chip
-    events = list(chip.trace.events(KINDS))
+    events = trace_fields(chip)
     end = chip.cycle
     pins = tuple(chip.trace.pin_changes())
     ports = {p: chip.port_state(p) for p in chip.ports}
@@ -98,21 +98,21 @@ def scenario_timeline(device: Device) -> Timeline:
         ports[change.port] = change.before
     unpowered: list[tuple[int, int]] = []
     off_at: int | None = 0
-    for e in events:
-        if e.kind is EventKind.POWER:
-            if e.a and off_at is not None:
-                if e.cycle > off_at:
-                    unpowered.append((off_at, e.cycle))
+    for cycle, kind, a, _, _ in events:
+        if kind == EventKind.POWER:
+            if a and off_at is not None:
+                if cycle > off_at:
+                    unpowered.append((off_at, cycle))
                 off_at = None
-            elif not e.a and off_at is None:
-                off_at = e.cycle
+            elif not a and off_at is None:
+                off_at = cycle
     if off_at is not None and end > off_at:
         unpowered.append((off_at, end))
     after = chip.eeprom
     before = bytearray(after)
-    for e in reversed(events):  # each byte as it was before its first write
-        if e.kind is EventKind.EEPROM_START and e.a < len(before):
-            before[e.a] = e.b
+    for _, kind, a, b, _ in reversed(events):  # each byte as it was before its first write
+        if kind == EventKind.EEPROM_START and a < len(before):
+            before[a] = b
     divider = _Registers(chip).adc_divider()
     board = device.board
     steps = _steps(pins, tuple(ports.items()), board, tuple(unpowered))
@@ -126,7 +126,7 @@ def scenario_timeline(device: Device) -> Timeline:
         pins=pins,
         pin_names=_led_pins(board),
         eeprom=_writes(events, end),
-        adc=_conversions(events, {e.cycle: divider for e in events if e.kind is EventKind.ADC}),
+        adc=_conversions(events, {e[0]: divider for e in events if e[1] == EventKind.ADC}),
         sleeps=_sleeps(events, chip.mcu, end),
         led_names=board.led_names,
         led_windows=_windows(steps, 0, end, chip.cycles_for(_CHUNK_S), len(board.leds)),
@@ -158,9 +158,14 @@ def _steps(
 ) -> list[tuple[int, int]]:
     words = dict(ports)
     leds = [(led.anode, led.cathode) for led in board.leds]
+    masks: dict[tuple[tuple[str, int], ...], int] = {}  # by the words: a port cycles few
 
     def mask() -> int:
-        return sum(1 << i for i, (a, c) in enumerate(leds) if led_lit(words, a, c))
+        key = tuple(words.items())
+        m = masks.get(key)
+        if m is None:
+            m = masks[key] = sum(1 << i for i, (a, c) in enumerate(leds) if led_lit(words, a, c))
+        return m
 
     #: (cycle, 0: a pin change, 1: power off, 2: power on; the pin change's index)
     changes: list[tuple[int, int, int]] = []

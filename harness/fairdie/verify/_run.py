@@ -152,12 +152,15 @@ def verify(
     progress: Callable[[float], None] | None = None,
     programmer: str = DEFAULT_PROGRAMMER,
     report: Path | None = None,
+    evidence: bool = True,
 ) -> Verdict:
     """Verify ``firmware`` (an ELF or HEX; None: build the board's own) on ``board``.
 
     ``only`` names the checks to run (those marked ``always`` run anyway);
     the burn sheet names ``programmer``, and with ``report`` (the report
-    folder) the HEX and EEP of an ELF are copied there;
+    folder) the HEX and EEP of an ELF are copied there; without ``evidence``
+    the verdict names each check's evidence but holds none of its files (no
+    VCD is written: the verdict is for no report);
     ``progress(units)`` is told of work done, out of :func:`total_units`.
     Raises :class:`~fairdie.errors.FairdieError` for bad input (a missing or
     unreadable file, no board and no build to pick one by); a firmware that
@@ -177,7 +180,7 @@ def verify(
     not_here = {id(s): s.applies(bd) for s in {id(s): s for _, s in checks if s}.values()}
     results: list[CheckResult] = []
     with temp_folder() as tmp:
-        ctx = Context(candidate, opts, Path(tmp))
+        ctx = Context(candidate, opts, Path(tmp), keep_files=evidence)
         done = [0.0]
 
         def tick(units: float) -> None:

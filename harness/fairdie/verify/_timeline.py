@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from fairdie.board import Board
 from fairdie.sim import EventKind, PinChange, Until, sleep_mode_name
 from fairdie.sim._regs import bit_location
+from fairdie.sim._types import EventFields
 from fairdie.sim._vcd import VCD_KINDS
 
 if TYPE_CHECKING:
@@ -34,6 +35,18 @@ __all__ = ["KINDS", "Recorder", "Sleep", "Timeline", "record_run"]
 
 #: the trace events a recording needs
 KINDS = VCD_KINDS | EventKind.RESET
+_NOT_PINS = int(KINDS & ~EventKind.PIN)
+_SLEEP, _WAKE, _RESET = int(EventKind.SLEEP), int(EventKind.WAKE), int(EventKind.RESET)
+_POWER, _ADC = int(EventKind.POWER), int(EventKind.ADC)
+_EEPROM_START, _EEPROM_DONE = int(EventKind.EEPROM_START), int(EventKind.EEPROM_DONE)
+
+
+def trace_fields(chip: Chip) -> list[EventFields]:
+    """The fields of the trace's events but its pins' changes (those a
+    timeline keeps as they are), as ``Trace.tuples`` gives them."""
+    return [e for e in chip.trace.tuples() if e[1] & _NOT_PINS]
+
+
 _STOPS = Until(kinds=EventKind.ADC)
 _CHUNK_S = 0.02  # LED light is read this often (the integrator's history is bounded)
 
@@ -192,7 +205,7 @@ class Recorder:
         """The run recorded from ``start`` to ``end`` as a :class:`Timeline`
         (the EEPROM after it is the chip's now)."""
         chip = self.chip
-        events = list(chip.trace.events(KINDS))
+        events = trace_fields(chip)
         return Timeline(
             frequency=chip.frequency,
             start=start,
@@ -260,39 +273,42 @@ def _led_pins(board: Board) -> tuple[str, ...]:
     return tuple(sorted(board.led_pins))
 
 
-def _writes(events: Iterable[Any], end: int) -> tuple[tuple[int, int, int], ...]:
+def _writes(events: Iterable[EventFields], end: int) -> tuple[tuple[int, int, int], ...]:
     out: list[tuple[int, int, int]] = []
     open_at: dict[int, int] = {}
-    for e in events:
-        if e.kind is EventKind.EEPROM_START:
-            open_at[e.a] = e.cycle
-        elif e.kind is EventKind.EEPROM_DONE and e.a in open_at:
-            out.append((open_at.pop(e.a), e.cycle, e.a))
+    for cycle, kind, a, _, _ in events:
+        if kind == _EEPROM_START:
+            open_at[a] = cycle
+        elif kind == _EEPROM_DONE and a in open_at:
+            out.append((open_at.pop(a), cycle, a))
     out.extend((s, end, a) for a, s in open_at.items())  # still busy when the press ended
     return tuple(sorted(out))
 
 
-def _conversions(events: Iterable[Any], divider_at: dict[int, int]) -> tuple[tuple[int, int], ...]:
+def _conversions(
+    events: Iterable[EventFields], divider_at: dict[int, int]
+) -> tuple[tuple[int, int], ...]:
     out: list[tuple[int, int]] = []
-    for e in events:
-        if e.kind is EventKind.ADC:
+    for cycle, kind, _, _, _ in events:
+        if kind == _ADC:
             clocks = 25 if not out else 13
-            out.append((e.cycle, e.cycle + clocks * divider_at.get(e.cycle, 2)))
+            out.append((cycle, cycle + clocks * divider_at.get(cycle, 2)))
     return tuple(out)
 
 
-def _sleeps(events: Iterable[Any], mcu: str, end: int) -> tuple[Sleep, ...]:
+def _sleeps(events: Iterable[EventFields], mcu: str, end: int) -> tuple[Sleep, ...]:
     out: list[Sleep] = []
     asleep: tuple[int, str, bool, bool] | None = None
-    for e in events:
-        if e.kind is EventKind.SLEEP:
+    modes: dict[int, str] = {}  # by the SLEEP's b: a chip sleeps in few modes
+    for cycle, kind, a, b, c in events:
+        if kind == _SLEEP:
             if asleep is None:
-                mode = sleep_mode_name(mcu, e.b - 1) if e.b else "unknown"
-                asleep = (e.cycle, mode, bool(e.c), bool(e.a))
-        elif asleep is not None and (
-            e.kind in (EventKind.WAKE, EventKind.RESET) or (e.kind is EventKind.POWER and e.a == 0)
-        ):
-            out.append(Sleep(asleep[0], e.cycle, *asleep[1:]))
+                mode = modes.get(b)
+                if mode is None:
+                    mode = modes[b] = sleep_mode_name(mcu, b - 1) if b else "unknown"
+                asleep = (cycle, mode, bool(c), bool(a))
+        elif asleep is not None and (kind in (_WAKE, _RESET) or (kind == _POWER and a == 0)):
+            out.append(Sleep(asleep[0], cycle, *asleep[1:]))
             asleep = None
     if asleep is not None:
         out.append(Sleep(asleep[0], end, *asleep[1:]))

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 
 from fairdie.subjects.die.lab._campaign import CampaignResult
 from fairdie.subjects.die.lab._predict import CURVE_STEP, Tally
+from fairdie.verify._plots import save_figure
 
 __all__ = ["write_plots"]
 
@@ -64,7 +65,5 @@ def write_plots(folder: str, result: CampaignResult, refs: dict[str, Tally]) -> 
 
 
 def _save(fig: Figure, path: Path) -> str:
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_figure(fig, path)
     return str(path)
