@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -179,14 +180,18 @@ def test_conflicting_board_file(capsys, tmp_path):
     assert rc == 2 and "bad.toml" in err and err.count("\n") == 1
 
 
-def test_entry_point_exit_code():
-    r = subprocess.run(
-        [sys.executable, "-m", "fairdie.cli", "press", "--noise", "nope"],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 2
-    assert r.stderr.startswith("fairdie: error: unknown noise") and r.stderr.count("\n") == 1
+def test_entry_point_exit_code(capsys, monkeypatch):
+    """``python -m fairdie.cli`` exits with main's status: its file run as
+    ``__main__``, in this process (the console script's exit codes are checked
+    in processes of their own: test_bad_input.py, test_signals.py)."""
+    import fairdie.cli
+
+    monkeypatch.setattr(sys, "argv", ["fairdie", "press", "--noise", "nope"])
+    with pytest.raises(SystemExit) as stop:
+        runpy.run_path(fairdie.cli.__file__, run_name="__main__")
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fairdie: error: unknown noise") and err.count("\n") == 1
 
 
 def test_simavr_log_is_quiet_unless_verbose():
