@@ -42,11 +42,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TextIO, cast
-
-from vcd import VCDWriter
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from fairdie.sim._types import Event, EventFields, EventKind, Level, parse_pin
+
+if TYPE_CHECKING:
+    from vcd import VCDWriter
 
 __all__ = ["SIGNALS", "VCD_KINDS", "ChipState", "Parts", "led_lit", "signals_for", "write_vcd"]
 
@@ -338,6 +339,8 @@ def write_vcd(
     init: dict[str, Any] = {**_initial(fields, state), **_pin_initial(pins, words)}
     rows = _rows(fields, pins, signals, words, part_values, part_init, parts.sleep_names)
     ns = 1e9 / frequency
+    from vcd import VCDWriter  # pyvcd, when a file is written (not on every import)
+
     with path.open("w", encoding="utf-8") as f:
         w = VCDWriter(f, timescale="1 ns", date="", comment=comment, version="fairdie")
         var = {name: w.register_var(scope, name, "wire", 1, init.get(name, "x")) for name in pins}
