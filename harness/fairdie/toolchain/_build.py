@@ -19,9 +19,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from plumbum import local
-from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
-
 from fairdie.errors import ToolchainError
 
 from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
@@ -218,6 +215,11 @@ def _prefix_map_flag(version: str) -> str:
 
 
 def _tool(name: str) -> Any:
+    # plumbum (and the `uname -p` its import runs) loads with the first build,
+    # not with the package: a process that only reads firmware never needs it
+    from plumbum import local
+    from plumbum.commands.processes import CommandNotFound
+
     try:
         return local[name]
     except CommandNotFound:
@@ -226,6 +228,8 @@ def _tool(name: str) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _version(path: str, _stamp: tuple[int, int]) -> str:
+    from plumbum import local
+
     with local.env(LC_ALL="C"):
         rc, out, err = local[path]["--version"].run(retcode=None, timeout=_TIMEOUT)
     if rc != 0:
@@ -240,6 +244,9 @@ def _compiler_version(gcc: Any) -> str:
 
 
 def _run(cmd: Any, args: list[str]) -> tuple[int, str, str]:
+    from plumbum import local
+    from plumbum.commands.processes import ProcessTimedOut
+
     try:
         with local.env(LC_ALL="C"):  # plain ASCII messages, the same on every machine
             rc, out, err = cmd[args].run(retcode=None, timeout=_TIMEOUT)
@@ -302,6 +309,8 @@ def _compile(
     linker = tools.gxx if tools.gxx is not None else tools.gcc
     steps.append((linker, [*flags.ld, "-o", str(elf), *objects, *flags.libs]))
     text = []
+    from plumbum import local
+
     # PWD names the same folder, so the compiler records exactly this path (then maps it).
     with local.cwd(folder), local.env(PWD=str(folder)):
         for tool, args in steps:

@@ -5,9 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
-
 from fairdie.errors import ToolchainError
 
 __all__ = ["Sizes", "elf_fuse_bytes", "elf_sections", "sizes_from_sections"]
@@ -18,6 +15,10 @@ Sizes = tuple[int, int, int]
 
 def elf_sections(elf: Path) -> dict[str, int]:
     """Section name -> size in bytes, for every named section of ``elf``."""
+    # pyelftools loads when an ELF is read, not with the toolchain
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
     try:
         with elf.open("rb") as f:
             return {s.name: int(s["sh_size"]) for s in ELFFile(f).iter_sections() if s.name}
@@ -38,6 +39,9 @@ def elf_fuse_bytes(elf: Path) -> bytes | None:
     """The ELF's ``.fuse`` section (avr-libc's ``FUSES``), None when it has none.
 
     It lies outside flash, so it counts in no budget."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
     try:
         with elf.open("rb") as f:
             sec = ELFFile(f).get_section_by_name(".fuse")

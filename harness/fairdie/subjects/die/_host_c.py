@@ -24,9 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plumbum import local
-from plumbum.commands.processes import CommandNotFound, ProcessTimedOut
-
 from fairdie.errors import ToolchainError
 from fairdie.toolchain import default_cache_dir
 from fairdie.toolchain._build import first_error
@@ -66,6 +63,10 @@ class HostBuild:
 
 
 def _run(cc: Any, args: list[str]) -> tuple[int, str]:
+    # plumbum loads with the first host build or compiler check (as the toolchain's builds)
+    from plumbum import local
+    from plumbum.commands.processes import ProcessTimedOut
+
     try:
         with local.env(LC_ALL="C"):
             rc, out, err = cc[args].run(retcode=None, timeout=_TIMEOUT)
@@ -77,6 +78,8 @@ def _run(cc: Any, args: list[str]) -> tuple[int, str]:
 @functools.lru_cache(maxsize=8)
 def _identity(path: str, _stamp: tuple[int, int]) -> str:
     """What names the compiler in the key: its path, version and target."""
+    from plumbum import local
+
     cc = local[path]
     rc, version = _run(cc, ["--version"])
     if rc != 0:
@@ -120,6 +123,9 @@ def build_host_library(b: HostBuild, cc: str, cache_dir: Path | None) -> tuple[P
     """Build (or take from the cache) ``b``: the library's path and key.
     Raises ``ToolchainError`` when the compiler is missing, a source is
     unreadable or the build fails."""
+    from plumbum import local
+    from plumbum.commands.processes import CommandNotFound
+
     try:
         compiler = local[cc]
     except CommandNotFound:
