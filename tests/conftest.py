@@ -8,6 +8,7 @@ CI, derandomized, so a CI run is reproducible from the commit alone).
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import os
 import re
@@ -126,3 +127,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return first.get(name, len(FIRST))
 
     items.sort(key=rank)  # stable: each module keeps its own order
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The modules, tests and fixture definitions collected live until the
+    session ends: moved out of the cyclic garbage collector's reach, its full
+    collections no longer walk them again and again."""
+    gc.freeze()
