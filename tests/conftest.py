@@ -113,7 +113,9 @@ def c_rule(host_cc: str) -> HostRule:
 
 #: Long tests that share nothing with their neighbours: they run first, so that
 #: pytest-xdist's load scheduling fills the other workers around them instead
-#: of leaving one worker alone with a long test at the end of the run.
+#: of leaving one worker alone with a long test at the end of the run. Then
+#: each group of tests that one worker runs (``xdist_group``, under ``--dist
+#: loadgroup``): the longest units of work, for the same reason.
 FIRST = ("tests/unit/test_tiers.py", "tests/sim/test_wheel.py")
 
 
@@ -124,7 +126,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     def rank(item: pytest.Item) -> int:
         path = Path(str(item.fspath)).resolve()
         name = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
-        return first.get(name, len(FIRST))
+        grouped = item.get_closest_marker("xdist_group") is not None
+        return first.get(name, len(FIRST) + (0 if grouped else 1))
 
     items.sort(key=rank)  # stable: each module keeps its own order
 

@@ -100,3 +100,23 @@ def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Pat
     good = make_test("true")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "make lint: passed" in good.stdout and "ran -m pytest" in good.stdout
+
+
+def test_loadgroup_names_the_group_that_one_worker_runs(pytester: pytest.Pytester) -> None:
+    # make test's --dist loadgroup runs each xdist_group on one worker (README
+    # "For CI"): the scheduler reads the group off the node id each worker
+    # reports, which pytest-xdist's worker hook sets. pytest 9.2 ignores it
+    # (pytest-dev/pytest-xdist#1386), hence pyproject's pin: this fails without it.
+    from xdist.remote import WorkerInteractor
+
+    pytester.makepyfile(
+        "import pytest\n"
+        "@pytest.mark.xdist_group('g')\n"
+        "def test_a(): pass\n"
+        "def test_b(): pass\n"
+    )
+    items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
+    config = items[0].config
+    config.option.loadgroup = True
+    WorkerInteractor.pytest_collection_modifyitems(None, config, items)  # type: ignore[arg-type]
+    assert [i.nodeid.rpartition("::")[2] for i in items] == ["test_a@g", "test_b"]
