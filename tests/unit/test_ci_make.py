@@ -110,10 +110,7 @@ def test_loadgroup_names_the_group_that_one_worker_runs(pytester: pytest.Pyteste
     from xdist.remote import WorkerInteractor
 
     pytester.makepyfile(
-        "import pytest\n"
-        "@pytest.mark.xdist_group('g')\n"
-        "def test_a(): pass\n"
-        "def test_b(): pass\n"
+        "import pytest\n@pytest.mark.xdist_group('g')\ndef test_a(): pass\ndef test_b(): pass\n"
     )
     items, _ = pytester.inline_genitems("-p", "no:cacheprovider")
     config = items[0].config
