@@ -12,10 +12,10 @@ why. A given firmware that does start from a placed position (a build with
 ``SDG_TEST_POSITION=1``, a mutant's too) runs those tests: whether it does
 is seen once per session, by placing a position and looking at the strip.
 
-A game started from power-on (:meth:`GameFactory.started`) may be kept: the
+A game started from power-on (:meth:`GameFactory.started`) is kept, and the
 next test that asks for the same start (the same seed and wait before GO)
 gets that chip put back as it was then, its trace too, not the start run
-again; what follows runs cycle for cycle as on a fresh chip.
+again: what follows runs cycle for cycle as on a fresh chip.
 """
 
 from __future__ import annotations
@@ -68,10 +68,9 @@ class GameFactory:
 
     def started(self, seed: int, wait_s: float, *, keep: bool = True) -> tuple[Game, Position]:
         """A game from ``seed`` powered on, left idle ``wait_s`` and started by
-        GO, and its start. With ``keep``, the session keeps it as started, and
-        a later call with ``keep`` for the same start gets it back as it was
-        then; without, it is a fresh chip, freed when the caller is done."""
-        found = self._started.get((seed, wait_s)) if keep else None
+        GO, and its start. With ``keep``, the session keeps it as started: a
+        later call for the same start gets it back as it was then."""
+        found = self._started.get((seed, wait_s))
         if found is not None:
             game, start, kept = found
             game.back_to(kept)

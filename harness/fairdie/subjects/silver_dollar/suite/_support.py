@@ -58,8 +58,8 @@ A5_HZ = 880.0
 ONE_TIMER_STEP_HZ = 8e6 / 128 / 71 - 8e6 / 128 / 72
 #: before GO, a game waits up to this long (chance comes from when GO is pressed)
 MAX_WAIT_S = 0.3
-#: a test of this many games at most shares their starts with the session's
-#: others (the slow sweeps' thousands are fresh chips, freed as they go)
+#: the session keeps the first games of a seed as started, for the next test
+#: that plays them (every test's games but the slow sweep's are among them)
 KEEP_STARTS = 64
 
 
@@ -71,13 +71,13 @@ def names(notes: list[Note]) -> tuple[str, ...]:
 def starts(factory: Factory, n: int, seed: int) -> Iterator[tuple[Game, Position]]:
     """``n`` games started by GO, with the start each shows: each a fresh chip
     from its own seed, powered on and left idle a drawn while before GO (as
-    people press GO when they like). Up to :data:`KEEP_STARTS` games, they
-    are the session's kept starts (:meth:`GameFactory.started`), each as it
-    was when first started, not run again."""
+    people press GO when they like). The first :data:`KEEP_STARTS` are the
+    session's kept starts (:meth:`GameFactory.started`), each as it was
+    when first started, not run again."""
     rng = random.Random(f"games:{seed}")
-    for _ in range(n):
+    for i in range(n):
         chip_seed, wait_s = rng.getrandbits(32), rng.uniform(0.02, MAX_WAIT_S)
-        yield factory.started(chip_seed, wait_s, keep=n <= KEEP_STARTS)
+        yield factory.started(chip_seed, wait_s, keep=i < KEEP_STARTS)
 
 
 @dataclass(frozen=True)
