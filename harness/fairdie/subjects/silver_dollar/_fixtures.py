@@ -11,11 +11,6 @@ placed in EEPROM, which only a test-position build reads) skips, saying
 why. A given firmware that does start from a placed position (a build with
 ``SDG_TEST_POSITION=1``, a mutant's too) runs those tests: whether it does
 is seen once per session, by placing a position and looking at the strip.
-
-A game started from power-on (:meth:`GameFactory.started`) is kept, and the
-next test that asks for the same start (the same seed and wait before GO)
-gets that chip put back as it was then, its trace too, not the start run
-again: what follows runs cycle for cycle as on a fresh chip.
 """
 
 from __future__ import annotations
@@ -31,10 +26,10 @@ from fairdie.plugin import add_subject, option_value, session_board
 if TYPE_CHECKING:
     from fairdie.board import Board
     from fairdie.device import Setup
-    from fairdie.subjects.silver_dollar._game import Game, Kept
+    from fairdie.subjects.silver_dollar._game import Game
     from fairdie.subjects.silver_dollar._solver import Position
 
-__all__ = ["DEFAULT_BOARD", "TEST_POSITION", "GameFactory", "game", "game_board", "game_factory"]
+__all__ = ["DEFAULT_BOARD", "TEST_POSITION", "game", "game_board", "game_factory"]
 
 #: the game's board when the session names none
 DEFAULT_BOARD = "silver-dollar"
@@ -45,44 +40,6 @@ _PLACED = {"SDG_TEST_POSITION": 1}
 #: a position with a reply, placed to see whether a given firmware reads one
 _PROBE = 0b1001_0010_0101  # cells 12, 9, 6, 3, 1
 _PROBE_S = 0.05
-
-
-class GameFactory:
-    """The ``game_factory`` fixture: ``game_factory(variant=None,
-    position=None, chance=0, seed=None)`` makes a new game, powered off;
-    :meth:`started` a game started from power-on."""
-
-    def __init__(self, make: Callable[..., Game], tell: Callable[[Game], None]) -> None:
-        self._make = make
-        self._tell = tell  # the running test's evidence: a game it plays
-        self._started: dict[tuple[int, float], tuple[Game, Position, Kept]] = {}
-
-    def __call__(
-        self,
-        variant: str | None = None,
-        position: Position | None = None,
-        chance: int = 0,
-        seed: int | None = None,
-    ) -> Game:
-        return self._make(variant, position, chance, seed)
-
-    def started(self, seed: int, wait_s: float, *, keep: bool = True) -> tuple[Game, Position]:
-        """A game from ``seed`` powered on, left idle ``wait_s`` and started by
-        GO, and its start. With ``keep``, the session keeps it as started: a
-        later call for the same start gets it back as it was then."""
-        found = self._started.get((seed, wait_s))
-        if found is not None:
-            game, start, kept = found
-            game.back_to(kept)
-            self._tell(game)
-            return game, start
-        game = self._make(seed=seed)
-        game.power_on()
-        game.chip.run(seconds=wait_s)
-        start = game.start()
-        if keep:
-            self._started[seed, wait_s] = (game, start, game.keep())
-        return game, start
 
 
 @pytest.fixture(scope="session")
@@ -130,10 +87,9 @@ def game_factory(
     _game_given: Setup | None,
     game_board: Board,
     fairdie_seed: int,
-) -> GameFactory:
+) -> Callable[..., Game]:
     """``game_factory(variant=None, position=None, chance=0, seed=None)``: a new
-    :class:`~fairdie.subjects.silver_dollar._game.Game`, powered off
-    (and :meth:`GameFactory.started`: a game started from power-on).
+    :class:`~fairdie.subjects.silver_dollar._game.Game`, powered off.
 
     ``variant`` is a build of the board's firmware target (default: the
     board's own, or the firmware given); ``position`` is placed in EEPROM
@@ -183,29 +139,26 @@ def game_factory(
                 made[key] = Setup.make(board=game_board, variant=v)
         return made[key]
 
-    def tell(game: Game) -> None:
-        from fairdie._evidence import Subject
-
-        add_subject(pytestconfig, Subject(game.chip, what="game", board=game.board))
-
     def make(
         variant: str | None = None,
         position: Position | None = None,
         chance: int = 0,
         seed: int | None = None,
     ) -> Game:
+        from fairdie._evidence import Subject
+
         placed = position is not None
         setup = given(variant, placed) if _game_given is not None else ours(variant, placed)
         game = _game(setup, fairdie_seed if seed is None else seed)
         if position is not None:
             game.place(position, chance)
-        tell(game)
+        add_subject(pytestconfig, Subject(game.chip, what="game", board=game.board))
         return game
 
-    return GameFactory(make, tell)
+    return make
 
 
 @pytest.fixture
-def game(game_factory: GameFactory) -> Game:
+def game(game_factory: Callable[..., Game]) -> Game:
     """A fresh game, powered off: the session's firmware, board and seed."""
     return game_factory()

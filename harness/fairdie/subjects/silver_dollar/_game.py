@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from fairdie.device import Device, steady_symbol
@@ -40,7 +39,7 @@ from fairdie.subjects.silver_dollar._solver import (
 if TYPE_CHECKING:
     from fairdie.board import Board
     from fairdie.device import Setup
-    from fairdie.sim import Chip, EventKind, Snapshot, Trace
+    from fairdie.sim import Chip
 
 __all__ = [
     "DISPLAY",
@@ -51,7 +50,6 @@ __all__ = [
     "NOTE_NAMES",
     "Game",
     "GhostError",
-    "Kept",
     "Note",
     "device_for",
     "is_game_board",
@@ -101,18 +99,6 @@ class Note(NamedTuple):
 
 class GhostError(FairdieError):
     """A lit LED that no position explains (ghosting, or a wrong LED table)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Kept:
-    """A game as :meth:`Game.keep` found it: its chip's snapshot and trace
-    (and the kinds it records), and what the device counts itself."""
-
-    snapshot: Snapshot
-    trace: Trace
-    kinds: EventKind
-    lit_from: int  #: the cycle its LEDs' light is counted from
-    edges: int  #: the buttons' edges so far (each draws its bounce from the count)
 
 
 def note_named(hz: float, f_cpu: int) -> str:
@@ -344,26 +330,6 @@ class Game(Device):
             for t in self.tones(since, min_hz=NOTE_MIN_HZ)
             if t.duration_s >= min_s
         ]
-
-    # ---- keeping ----------------------------------------------------------------
-
-    def keep(self) -> Kept:
-        """The game now, to go back to (:meth:`back_to`); no button held."""
-        if self._pressed:
-            raise FairdieError(f"keep: {', '.join(sorted(self._pressed))} held")
-        chip = self.chip
-        return Kept(
-            chip.snapshot(), chip.trace.copy(), chip.trace_kinds, self._lit_from, self._edges
-        )
-
-    def back_to(self, kept: Kept) -> None:
-        """Put the game back as :meth:`keep` found it, its trace too: what
-        follows runs cycle for cycle as it did after the keep."""
-        chip = self.chip
-        chip.restore(kept.snapshot)
-        chip.trace = kept.trace.copy()
-        chip.trace_kinds = kept.kinds
-        self._lit_from, self._edges, self._pressed = kept.lit_from, kept.edges, set()
 
     def place(self, position: Position, chance: int = 0) -> None:
         """Give the test-position build (variant ``test-position``) ``position``

@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fairdie.subjects.silver_dollar._fixtures import GameFactory
 from fairdie.subjects.silver_dollar._solver import (
     Move,
     Player,
@@ -36,15 +35,15 @@ __all__ = [
     "Factory",
     "Measured",
     "Played",
+    "games",
     "names",
     "play",
     "reply",
     "starts",
 ]
 
-#: the ``game_factory`` fixture: ``game_factory(variant=None, position=None,
-#: chance=0, seed=None)``, and ``game_factory.started(seed, wait_s)``
-Factory = GameFactory
+#: ``game_factory(variant=None, position=None, chance=0, seed=None)``
+Factory = Callable[..., "Game"]
 #: the suite's ``measured(name, value)`` fixture
 Measured = Callable[[str, object], None]
 
@@ -58,9 +57,6 @@ A5_HZ = 880.0
 ONE_TIMER_STEP_HZ = 8e6 / 128 / 71 - 8e6 / 128 / 72
 #: before GO, a game waits up to this long (chance comes from when GO is pressed)
 MAX_WAIT_S = 0.3
-#: the session keeps the first games of a seed as started, for the next test
-#: that plays them (every test's games but the slow sweep's are among them)
-KEEP_STARTS = 64
 
 
 def names(notes: list[Note]) -> tuple[str, ...]:
@@ -68,16 +64,21 @@ def names(notes: list[Note]) -> tuple[str, ...]:
     return tuple(n.name for n in notes)
 
 
-def starts(factory: Factory, n: int, seed: int) -> Iterator[tuple[Game, Position]]:
-    """``n`` games started by GO, with the start each shows: each a fresh chip
-    from its own seed, powered on and left idle a drawn while before GO (as
-    people press GO when they like). The first :data:`KEEP_STARTS` are the
-    session's kept starts (:meth:`GameFactory.started`), each as it was
-    when first started, not run again."""
+def games(factory: Factory, n: int, seed: int, **kwargs: object) -> Iterator[Game]:
+    """``n`` fresh games, powered on and idle, each from its own seed and
+    left idle a drawn while before GO (as people press GO when they like)."""
     rng = random.Random(f"games:{seed}")
-    for i in range(n):
-        chip_seed, wait_s = rng.getrandbits(32), rng.uniform(0.02, MAX_WAIT_S)
-        yield factory.started(chip_seed, wait_s, keep=i < KEEP_STARTS)
+    for _ in range(n):
+        game = factory(seed=rng.getrandbits(32), **kwargs)
+        game.power_on()
+        game.chip.run(seconds=rng.uniform(0.02, MAX_WAIT_S))
+        yield game
+
+
+def starts(factory: Factory, n: int, seed: int) -> Iterator[tuple[Game, Position]]:
+    """``n`` fresh games started by GO, with the start each shows."""
+    for game in games(factory, n, seed):
+        yield game, game.start()
 
 
 @dataclass(frozen=True)
@@ -122,10 +123,10 @@ def _so_far(start: Position, moves: list[Move]) -> str:
     return f"from {format_position(start)}: " + " ".join(str(m) for m in moves)
 
 
-def reply(factory: Factory, position: Position, chance: int) -> Move:
+def reply(factory: Factory, position: Position, chance: int, **kwargs: object) -> Move:
     """The device's move from ``position`` placed in EEPROM with ``chance``,
     read off the strip (a fresh game each time)."""
-    game = factory(position=position, chance=chance)
+    game = factory(position=position, chance=chance, **kwargs)
     game.power_on()
     move = game.wait_reply(position, timeout_s=0.5)
     assert move is not None
