@@ -1,5 +1,5 @@
 """The die's quick-tier campaign runs that several test modules read
-(test_faults, test_faults_hostile, test_verify's power-cut check): each is
+(test_faults, test_faults_hostile, test_faults_brownout, test_verify's power-cut check): each is
 run once in a process, however many tests ask for it. The reports are read,
 never changed."""
 

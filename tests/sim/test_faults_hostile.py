@@ -29,7 +29,9 @@ def fair_quick() -> Report:
 
 @pytest.fixture(scope="module")
 def seed_quick() -> Report:
-    return quick(HOSTILE, "seed")  # test_faults compares it with the tier spread over processes
+    return quick(
+        HOSTILE, "seed"
+    )  # test_faults spreads its G6 over processes (the whole tier: slow)
 
 
 def _figures(report: Report, campaign: str) -> dict[str, float]:

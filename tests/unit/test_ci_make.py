@@ -14,6 +14,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 #: make test's firmware coverage outputs (the README's "Firmware coverage")
 COVERAGE = "--fairdie-cov=lcov:out/coverage/firmware.info --fairdie-cov=html:out/coverage/html"
+#: the variables of a make that runs these tests (make test JOBS=auto ...): not the inner make's
+OUTER = {
+    "MAKEFLAGS",
+    "MFLAGS",
+    "MAKELEVEL",
+    "MAKEOVERRIDES",
+    "JOBS",
+    "PYTEST_ARGS",
+    "VENV",
+    "COVERAGE",
+}
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
@@ -31,18 +42,7 @@ COVERAGE = "--fairdie-cov=lcov:out/coverage/firmware.info --fairdie-cov=html:out
     ],
 )
 def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
-    # not the variables of a make that runs these tests (make test JOBS=auto ...)
-    outer = {
-        "MAKEFLAGS",
-        "MFLAGS",
-        "MAKELEVEL",
-        "MAKEOVERRIDES",
-        "JOBS",
-        "PYTEST_ARGS",
-        "VENV",
-        "COVERAGE",
-    }
-    env = {k: v for k, v in os.environ.items() if k not in outer}
+    env = {k: v for k, v in os.environ.items() if k not in OUTER}
     out = subprocess.run(
         ["make", "-n", *variables],
         cwd=ROOT,
@@ -79,7 +79,7 @@ def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Pat
     # failure is printed and fails make test, and pytest still runs to its end.
     # The linters and the interpreter are stood in for (`false` fails at once,
     # `echo` says it ran, half a second after), and setup is left out (STAMP=).
-    env = {k: v for k, v in os.environ.items() if k not in {"MAKEFLAGS", "MFLAGS", "MAKELEVEL"}}
+    env = {k: v for k, v in os.environ.items() if k not in OUTER}
     log = tmp_path / "lint.log"
     python = "VPY=sleep 0.5; echo ran"
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -472,3 +474,16 @@ def test_fairdie_build_is_the_same_command(
     out = capsys.readouterr().out
     for option in ("--target", "--variant", "--f-cpu", "--mcu", "-D", "--cache-dir", "--json"):
         assert option in out
+
+
+def test_the_toolchain_and_the_vcd_writer_load_their_libraries_when_used() -> None:
+    # a process that only reads firmware (a campaign worker, `fairdie press`)
+    # starts without plumbum (whose import runs `uname -p`), pyelftools or pyvcd
+    code = (
+        "import sys, fairdie.toolchain, fairdie.sim._vcd\n"
+        "print(sorted({'plumbum', 'elftools', 'vcd'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert out.stdout.strip() == "[]"
