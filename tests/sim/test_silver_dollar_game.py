@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from fairdie.device import Setup, pin_edges
+from fairdie.device import Setup
 from fairdie.errors import FairdieError
 from fairdie.subjects.silver_dollar import Game, GhostError, Note
 from fairdie.subjects.silver_dollar._game import note_named
@@ -135,9 +135,9 @@ def _edges_are_the_pin_changes(dev: Game) -> None:
                 if high is not None and now != high:
                     edges.append(cycle)
                 high = now
-            assert pin_edges(trace, "A", 5, since, level=level) == (edges, high)
-    assert len(pin_edges(trace, "A", 5)[0]) > 1000  # the tune's, and none of the strip's
-    assert pin_edges(trace, "B", 2)[0] == []  # GO's pin, never pressed: no edge
+            assert trace.pin_edges("A", 5, since, level=level) == (edges, high)
+    assert len(trace.pin_edges("A", 5)[0]) > 1000  # the tune's, and none of the strip's
+    assert trace.pin_edges("B", 2)[0] == []  # GO's pin, never pressed: no edge
 
 
 def test_a5_reads_as_880_hz_and_the_tunes_as_note_lists() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from fairdie.device._device import MAX_HOLD_S, Device, check_hold
 from fairdie.device._setup import Setup, resolve_clock
 from fairdie.device._steady import lit_a_whole_window, steady_symbol
-from fairdie.device._tones import Tone, pin_edges, tones_from_edges
+from fairdie.device._tones import Tone, tones_from_edges
 
 __all__ = [
     "MAX_HOLD_S",
@@ -26,7 +26,6 @@ __all__ = [
     "Tone",
     "check_hold",
     "lit_a_whole_window",
-    "pin_edges",
     "resolve_clock",
     "steady_symbol",
     "tones_from_edges",

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from fairdie.board import MCU_COMPARATOR_PINS, Board, Bounce, Button, Display, LedDecoder
-from fairdie.device._tones import Tone, pin_edges, tones_from_edges
+from fairdie.device._tones import Tone, tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import EventKind, mcu_matches, parse_pin
 from fairdie.stimulus import MAX_HOLD_S, PressTime, PressTiming, parse_timing
@@ -292,5 +292,5 @@ class Device:
         if self._speaker is None:
             raise FairdieError(f"board {self.board.name} has no speaker")
         port, bit = self._speaker
-        edges, _ = pin_edges(self.chip.trace, port, bit, since)
+        edges, _ = self.chip.trace.pin_edges(port, bit, since)
         return tones_from_edges(edges, self.chip.frequency, min_hz=min_hz)

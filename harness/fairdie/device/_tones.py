@@ -1,16 +1,12 @@
-"""Tones from a speaker pin's edges: pure functions over cycle numbers, and
-the edges of one pin read off a trace's packed events."""
+"""Tones from a speaker pin's edges (:meth:`fairdie.sim.Trace.pin_edges`): pure
+functions over cycle numbers."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from fairdie.sim import Trace
-
-__all__ = ["Tone", "pin_edges", "tones_from_edges"]
+__all__ = ["Tone", "tones_from_edges"]
 
 #: A period may drift this much (relative) and still be the same tone.
 _SAME_TONE = 0.1
@@ -66,32 +62,3 @@ def tones_from_edges(edges: Sequence[int], f_cpu: int, *, min_hz: float = 20.0) 
         run.append(cycle)
     close()
     return out
-
-
-def pin_edges(
-    trace: Trace, port: str, bit: int, since: int = 0, *, level: bool | None = None
-) -> tuple[list[int], bool | None]:
-    """The cycles at which pin ``bit`` of ``port`` changed level in the
-    trace's pin changes of that port from position ``since``, and its level
-    after them. Each change is compared with the level before it: ``level``
-    (None: unknown, the first change only sets it), then each change's.
-
-    The same as a loop over ``trace.pin_changes(port, since)``, read off the
-    packed events (:meth:`~fairdie.sim.Trace.raw`) without an object per
-    event: the speaker shares its port with a multiplexed display, whose
-    refresh fills the trace.
-    """
-    import numpy as np
-
-    from fairdie.sim import EventKind
-
-    event = np.dtype([("cycle", "<u8"), ("kind", "<u4"), ("a", "<u4"), ("b", "<u4"), ("c", "<u4")])
-    events = np.frombuffer(trace.raw(), dtype=event)[since:]
-    mine = events[(events["kind"] == int(EventKind.PIN)) & (events["a"] == ord(port.upper()))]
-    if not len(mine):
-        return [], level
-    high = (mine["b"] >> bit) & 1
-    changed = np.empty(len(mine), dtype=bool)
-    changed[0] = level is not None and bool(high[0]) != level
-    np.not_equal(high[1:], high[:-1], out=changed[1:])
-    return mine["cycle"][changed].tolist(), bool(high[-1])

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from fairdie._terminal import raw_keys
-from fairdie.device import pin_edges, tones_from_edges
+from fairdie.device import tones_from_edges
 from fairdie.errors import FairdieError
 from fairdie.sim import parse_pin
 from fairdie.subjects.silver_dollar._game import GO, NOTE_MIN_HZ, note_named
@@ -76,7 +76,7 @@ class PlayScreen:
         """Take the speaker's edges from the trace and drop the trace (it grows
         by the strip's refresh, ~57k events/s); name the notes that have ended."""
         chip = self.game.chip
-        edges, self._level = pin_edges(chip.trace, self._port, self._bit, level=self._level)
+        edges, self._level = chip.trace.pin_edges(self._port, self._bit, level=self._level)
         self._edges.extend(edges)
         chip.clear_trace()
         quiet_from = chip.cycle - chip.cycles_for(_QUIET_S)
