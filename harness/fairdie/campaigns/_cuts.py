@@ -83,7 +83,8 @@ def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical)
     at the write's progress. A stretch asleep with no write in flight leaves
     the EEPROM as it is, so one cut stands for all of its cycles. Each cut
     is yielded once the chip has run past it, so the caller can read what
-    that step did (an LED lit).
+    that step did (an LED lit), but not run the chip on: the next step
+    starts where this one ended.
 
     A cut powers off from a snapshot and restores it, once for each image
     it can leave: what a power-off leaves depends only on the stored bytes
