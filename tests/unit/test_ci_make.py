@@ -27,6 +27,16 @@ OUTER = {
 }
 
 
+def make(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``make args`` in the checkout, with the environment ``env`` (default:
+    this process's, without the outer make's variables)."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k not in OUTER}
+    return subprocess.run(
+        ["make", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 @pytest.mark.parametrize(
     ("variables", "command"),
@@ -42,17 +52,11 @@ OUTER = {
     ],
 )
 def test_make_runs_pytest_on_jobs_workers(variables: list[str], command: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in OUTER}
-    out = subprocess.run(
-        ["make", "-n", *variables],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    ).stdout
-    assert f".venv/bin/python -m pytest {command}" in [line.strip() for line in out.splitlines()]
+    r = make("-n", *variables)
+    assert r.returncode == 0, r.stderr
+    assert f".venv/bin/python -m pytest {command}" in [
+        line.strip() for line in r.stdout.splitlines()
+    ]
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
@@ -61,43 +65,29 @@ def test_make_keeps_bytecode_where_the_environment_says_not_to() -> None:
     # rewritten modules, for every later process to read (README "Make targets")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("MAKEFLAGS", None)
-    out = subprocess.run(
-        ["make", "-s", "--eval", 'show-env: ; @echo "[$${PYTHONDONTWRITEBYTECODE-}]"', "show-env"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    ).stdout
-    assert out.strip() == "[]"
+    show = 'show-env: ; @echo "[$${PYTHONDONTWRITEBYTECODE-}]"'
+    r = make("-s", "--eval", show, "show-env", env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
 def test_make_test_lints_beside_pytest_and_fails_when_either_fails(tmp_path: Path) -> None:
     # make test runs the linters beside the tests (README "Make targets"): a lint
     # failure is printed and fails make test, and pytest still runs to its end.
-    # The linters and the interpreter are stood in for (`false` fails at once,
-    # `echo` says it ran, half a second after), and setup is left out (STAMP=).
-    env = {k: v for k, v in os.environ.items() if k not in OUTER}
+    # The linters and the interpreter are stood in for, and setup is left out
+    # (STAMP=). Failing, `false` fails at once and `echo` says it ran half a
+    # second after: the tests start after lint failed, which make -k allows.
     log = tmp_path / "lint.log"
-    python = "VPY=sleep 0.5; echo ran"
 
-    def make_test(lint: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["make", "test", "STAMP=", "COVERAGE=", f"LINT_LOG={log}", f"LINT={lint}", python],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+    def make_test(lint: str, python: str) -> subprocess.CompletedProcess[str]:
+        return make("test", "STAMP=", "COVERAGE=", f"LINT_LOG={log}", f"LINT={lint}", python)
 
-    bad = make_test("echo lint said no; false")
+    bad = make_test("echo lint said no; false", "VPY=sleep 0.5; echo ran")
     assert bad.returncode != 0
     assert "lint said no" in bad.stdout and "make lint: FAILED" in bad.stdout
     assert "ran -m pytest -m not slow -n 2 --dist loadgroup" in bad.stdout  # ran to its end
-    good = make_test("true")
+    good = make_test("true", "VPY=echo ran")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "make lint: passed" in good.stdout and "ran -m pytest" in good.stdout
 

@@ -7,6 +7,7 @@ is the same whichever folder the target sits in.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -228,13 +229,10 @@ def _tool(name: str) -> Any:
 
 @functools.lru_cache(maxsize=8)
 def _version(path: str, _stamp: tuple[int, int]) -> str:
-    from plumbum import local
-
-    with local.env(LC_ALL="C"):
-        rc, out, err = local[path]["--version"].run(retcode=None, timeout=_TIMEOUT)
+    rc, out, err = _run(_tool(path), ["--version"])
     if rc != 0:
         raise ToolchainError(f"{path} --version failed: {(err or out).strip()[:120]}")
-    return str(out)
+    return out
 
 
 def _compiler_version(gcc: Any) -> str:
@@ -243,12 +241,17 @@ def _compiler_version(gcc: Any) -> str:
     return _version(path, (st.st_mtime_ns, st.st_size))
 
 
-def _run(cmd: Any, args: list[str]) -> tuple[int, str, str]:
+def _run(cmd: Any, args: list[str], folder: Path | None = None) -> tuple[int, str, str]:
+    """Run ``cmd`` with ``args`` (in ``folder``, when given, which PWD names
+    too, so that the compiler records exactly this path, then maps it)."""
     from plumbum import local
     from plumbum.commands.processes import ProcessTimedOut
 
+    where = {"PWD": str(folder)} if folder is not None else {}
     try:
-        with local.env(LC_ALL="C"):  # plain ASCII messages, the same on every machine
+        # plain ASCII messages, the same on every machine
+        place = local.cwd(folder) if folder is not None else contextlib.nullcontext()
+        with place, local.env(LC_ALL="C", **where):
             rc, out, err = cmd[args].run(retcode=None, timeout=_TIMEOUT)
     except ProcessTimedOut:
         raise ToolchainError(f"{cmd} timed out after {_TIMEOUT:.0f} s") from None
@@ -309,15 +312,11 @@ def _compile(
     linker = tools.gxx if tools.gxx is not None else tools.gcc
     steps.append((linker, [*flags.ld, "-o", str(elf), *objects, *flags.libs]))
     text = []
-    from plumbum import local
-
-    # PWD names the same folder, so the compiler records exactly this path (then maps it).
-    with local.cwd(folder), local.env(PWD=str(folder)):
-        for tool, args in steps:
-            rc, out, err = _run(tool, args)
-            text.append(f"$ {' '.join([str(tool), *args])}\n{out}{err}")
-            if rc != 0:
-                break
+    for tool, args in steps:
+        rc, out, err = _run(tool, args, folder)
+        text.append(f"$ {' '.join([str(tool), *args])}\n{out}{err}")
+        if rc != 0:
+            break
     log.write_text("".join(text), encoding="utf-8")
     if rc != 0:
         dirs = (f"{objdir}{os.sep}", f"{elf.parent}{os.sep}", f"{folder}{os.sep}")
