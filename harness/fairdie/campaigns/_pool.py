@@ -64,7 +64,7 @@ class Workers:
                     "--scheduler needs Dask: pip install 'fairdie[cluster]'"
                 ) from None
             try:
-                self._client = Client(self.scheduler, timeout="10s")  # type: ignore[no-untyped-call]
+                self._client = Client(self.scheduler, timeout="10s")
             except OSError as e:
                 raise self._error(f"no Dask scheduler at {self.scheduler}: {e}") from None
         return self
@@ -104,7 +104,7 @@ class Workers:
 
             futures = self._client.map(fn, items, pure=False)
             self._sent(futures)
-            return (f.result() for f in as_completed(futures))  # type: ignore[no-untyped-call]
+            return (f.result() for f in as_completed(futures))
         if self.in_process:
             return (self._now(fn, x) for x in items)
         if self._pool is None:
