@@ -181,23 +181,27 @@ def _code_symbols(elf: Any) -> tuple[list[tuple[int, int, str, str]], int]:
     """``(address, size, kind, name)`` of the symbols in ``.text``, and where
     ``.text`` ends. The kind is "data" (an object), "function" (typed so, or a
     global label) or "label" (a local label)."""
-    from elftools.elf.sections import SymbolTableSection
+    from fairdie.sim._elfinfo import (
+        SHN_ABS,
+        SHN_UNDEF,
+        STB_LOCAL,
+        STT_FUNC,
+        STT_NOTYPE,
+        STT_OBJECT,
+        elf_symbols,
+    )
 
+    kinds = {STT_OBJECT: "data", STT_FUNC: "function", STT_NOTYPE: None}
     out = []
-    symtab = elf.get_section_by_name(".symtab")
     text = elf.get_section_by_name(".text")
     lo, hi = (text["sh_addr"], text["sh_addr"] + text["sh_size"]) if text else (0, 0)
-    if isinstance(symtab, SymbolTableSection):
-        for s in symtab.iter_symbols():
-            t, v = s["st_info"]["type"], s["st_value"]
-            if not s.name or t not in ("STT_FUNC", "STT_NOTYPE", "STT_OBJECT"):
-                continue
-            if lo <= v < hi and s["st_shndx"] not in ("SHN_ABS", "SHN_UNDEF"):
-                glob = s["st_info"]["bind"] != "STB_LOCAL"
-                kind = {"STT_OBJECT": "data", "STT_FUNC": "function"}.get(
-                    t, "function" if glob else "label"
-                )
-                out.append((v, s["st_size"], kind, s.name))
+    for s in elf_symbols(elf):
+        v = s.value
+        if not s.name or s.type not in kinds:
+            continue
+        if lo <= v < hi and s.shndx not in (SHN_ABS, SHN_UNDEF):
+            kind = kinds[s.type] or ("function" if s.bind != STB_LOCAL else "label")
+            out.append((v, s.size, kind, s.name))
     return sorted(set(out)), hi
 
 
@@ -236,7 +240,7 @@ def _read_elf(path: Path, _stamp: int) -> Unit:
             elf = ELFFile(f)
             symbols, text_end = _code_symbols(elf)
             if elf.has_dwarf_info():
-                dwarf = elf.get_dwarf_info()
+                dwarf = elf.get_dwarf_info(relocate_dwarf_sections=_relocatable(elf))
                 cus = list(dwarf.iter_CUs())
                 tables = [_file_names(dwarf, cu) for cu in cus]
                 for lp, names in tables:
@@ -254,6 +258,14 @@ def _read_elf(path: Path, _stamp: int) -> Unit:
     branches = tuple(a for a in sorted(lines) if is_conditional(_word(flash, a)))
     unmapped = _unmapped(flash[:text_end], symbols, lines)
     return Unit(sha, lines, branches, functions, unmapped)
+
+
+def _relocatable(elf: Any) -> bool:
+    """Whether ``elf`` has relocation sections (a linked firmware has none):
+    only then need pyelftools look for those of each debug section."""
+    from elftools.elf.relocation import RelocationSection
+
+    return any(isinstance(sec, RelocationSection) for sec in elf.iter_sections())
 
 
 def _word(flash: bytes, a: int) -> int:

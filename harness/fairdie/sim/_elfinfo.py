@@ -1,7 +1,8 @@
 """What an ELF says of the chip it was built for: simavr's ``.mmcu`` section
 (MCU, clock, supply), avr-libc's ``.note.gnu.avr.deviceinfo`` (the device
 and its memories), its AVR architecture and the sizes of its loaded
-sections. :mod:`fairdie.sim._firmware` reads the image; this reads these.
+sections. :mod:`fairdie.sim._firmware` reads the image; this reads these,
+and the symbol table (for the firmware's symbols and coverage's code map).
 
 Every problem is a one-line :class:`~fairdie.errors.FirmwareError`.
 """
@@ -12,7 +13,7 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from fairdie.errors import FirmwareError
 
@@ -23,8 +24,10 @@ __all__ = [
     "MCU_NAME",
     "DeviceInfo",
     "ElfChip",
+    "ElfSymbol",
     "elf_arch",
     "elf_chip",
+    "elf_symbols",
     "parse_deviceinfo",
     "parse_mmcu",
 ]
@@ -41,6 +44,10 @@ EF_AVR_MACH = 0x7F
 DEVICEINFO = ".note.gnu.avr.deviceinfo"
 #: what an MCU name looks like (as avr-gcc's -mmcu takes it)
 MCU_NAME = re.compile(r"[a-z0-9_]+\Z")
+#: symbol types (st_info & 0xF) and bindings (st_info >> 4), and section indices
+STT_NOTYPE, STT_OBJECT, STT_FUNC = 0, 1, 2
+STB_LOCAL, STB_GLOBAL = 0, 1
+SHN_UNDEF, SHN_ABS = 0, 0xFFF1
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +100,47 @@ def elf_chip(elf: Any, path: Path) -> ElfChip:
     }
     arch = (elf["e_flags"] & EF_AVR_MACH) or None
     return ElfChip(mcu, f_cpu, vcc, arch, device, sections, from_note)
+
+
+class ElfSymbol(NamedTuple):
+    """One entry of ``.symtab`` (type, binding and section index as numbers)."""
+
+    name: str
+    value: int
+    size: int
+    type: int  #: STT_*
+    bind: int  #: STB_*
+    shndx: int  #: the section it is defined in, or SHN_UNDEF, SHN_ABS...
+
+
+def elf_symbols(elf: Any) -> list[ElfSymbol]:
+    """Every entry of the open ``elf``'s ``.symtab``, in order (none without
+    one): read in bulk, as pyelftools reads them one at a time (its checks of
+    the table, its names decoded alike)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.sections import SymbolTableSection
+
+    symtab = elf.get_section_by_name(".symtab")
+    if not isinstance(symtab, SymbolTableSection):
+        return []
+    data, strings = symtab.data(), symtab.stringtable.data()
+    step, n = symtab["sh_entsize"], symtab.num_symbols()
+    order = "<" if elf.little_endian else ">"
+    layout = "IBBHQQ" if elf.elfclass == 64 else "IIIBBH"
+    entry = struct.Struct(order + layout)
+    if n and len(data) < (n - 1) * step + entry.size:
+        raise ELFError(f"the symbol table is truncated ({len(data)} of {n * step} bytes)")
+    out = []
+    for i in range(n):
+        if elf.elfclass == 64:
+            at, info, _, shndx, value, size = entry.unpack_from(data, i * step)
+        else:
+            at, value, size, info, _, shndx = entry.unpack_from(data, i * step)
+        end = strings.find(b"\0", at)
+        raw = strings[at : end if end >= 0 else len(strings)]
+        name = raw.decode("utf-8", errors="replace")
+        out.append(ElfSymbol(name, value, size, info & 0xF, info >> 4, shndx))
+    return out
 
 
 def elf_arch(header: bytes) -> int | None:

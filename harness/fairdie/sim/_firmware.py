@@ -27,7 +27,18 @@ from pathlib import Path
 
 from fairdie._files import check_input
 from fairdie.errors import FirmwareError
-from fairdie.sim._elfinfo import EM_AVR, MCU_NAME, DeviceInfo, elf_arch, elf_chip
+from fairdie.sim._elfinfo import (
+    EM_AVR,
+    MCU_NAME,
+    STB_GLOBAL,
+    STT_FUNC,
+    STT_NOTYPE,
+    STT_OBJECT,
+    DeviceInfo,
+    elf_arch,
+    elf_chip,
+    elf_symbols,
+)
 from fairdie.sim._fuses import Fuses, fuses
 
 __all__ = [
@@ -398,7 +409,6 @@ def _to_image(mem: Mapping[int, int], path: Path, what: str, limit: int) -> byte
 def _load_elf(path: Path, mtime_ns: int) -> Firmware:
     from elftools.common.exceptions import ELFError
     from elftools.elf.elffile import ELFFile
-    from elftools.elf.sections import SymbolTableSection
 
     try:
         with path.open("rb") as f:
@@ -424,24 +434,21 @@ def _load_elf(path: Path, mtime_ns: int) -> Firmware:
             fuse = elf.get_section_by_name(".fuse")
             fuse_bytes = bytes(fuse.data()) if fuse is not None and fuse["sh_size"] else None
             symbols: dict[str, Symbol] = {}
-            symtab = elf.get_section_by_name(".symtab")
-            if isinstance(symtab, SymbolTableSection):
-                for s in symtab.iter_symbols():
-                    t = s["st_info"]["type"]
-                    if not s.name or t not in ("STT_OBJECT", "STT_FUNC", "STT_NOTYPE"):
-                        continue
-                    if t == "STT_NOTYPE" and s["st_info"]["bind"] != "STB_GLOBAL":
-                        continue
-                    v = s["st_value"]
-                    if v >= _EEPROM_END:
-                        continue
-                    if v >= _EEPROM_BASE:
-                        sym = Symbol(s.name, v - _EEPROM_BASE, s["st_size"], "eeprom")
-                    elif v >= _DATA_BASE:
-                        sym = Symbol(s.name, v - _DATA_BASE, s["st_size"], "data")
-                    else:
-                        sym = Symbol(s.name, v, s["st_size"], "code")
-                    symbols.setdefault(s.name, sym)
+            for s in elf_symbols(elf):
+                if not s.name or s.type not in (STT_OBJECT, STT_FUNC, STT_NOTYPE):
+                    continue
+                if s.type == STT_NOTYPE and s.bind != STB_GLOBAL:
+                    continue
+                v = s.value
+                if v >= _EEPROM_END:
+                    continue
+                if v >= _EEPROM_BASE:
+                    sym = Symbol(s.name, v - _EEPROM_BASE, s.size, "eeprom")
+                elif v >= _DATA_BASE:
+                    sym = Symbol(s.name, v - _DATA_BASE, s.size, "data")
+                else:
+                    sym = Symbol(s.name, v, s.size, "code")
+                symbols.setdefault(s.name, sym)
     except (ELFError, struct.error, ValueError) as e:
         raise FirmwareError(f"{path}: malformed ELF, truncated or damaged ({e})") from None
     except OSError as e:
