@@ -26,7 +26,7 @@ This module imports nothing compiled unless coverage is asked for.
 from __future__ import annotations
 
 import json
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -125,6 +125,17 @@ def _from_json(text: str) -> CoverageSet:
     return CoverageSet(Coverage.from_json(f) for f in json.loads(text)["firmwares"])
 
 
+def _read_ahead(covset: CoverageSet) -> None:
+    """Read (and cache) the code map of each of ``covset``'s ELFs, for the
+    report at the session's end; a problem is the report's to tell."""
+    from fairdie.coverage._elfmap import read_elf
+
+    for cov in covset:
+        if cov.elf is not None:
+            with suppress(Exception):  # the report reads it again and says what is wrong
+                read_elf(cov.elf)
+
+
 class _Session:
     """One session's recording: started at configure, written at the end."""
 
@@ -154,10 +165,13 @@ class _Session:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
-        """xdist: a worker's counts, merged into the controller's."""
+        """xdist: a worker's counts, merged into the controller's; the code
+        maps of its firmwares read now, while other workers may still run."""
         text = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
         if text:
-            self.workers = self.workers.merged(_from_json(text))
+            theirs = _from_json(text)
+            self.workers = self.workers.merged(theirs)
+            _read_ahead(theirs)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

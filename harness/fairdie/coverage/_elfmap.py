@@ -226,7 +226,7 @@ def read_elf(path: str | Path) -> Unit:
     return _read_elf(p.resolve(), stamp)
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=256)  # a test session's firmwares (some 100), read ahead of its report
 def _read_elf(path: Path, _stamp: int) -> Unit:
     from elftools.common.exceptions import DWARFError, ELFError
     from elftools.elf.elffile import ELFFile
