@@ -19,6 +19,10 @@ from xdist_run import SHARED, Run
 import fairdie.cli
 import fairdie.subjects.die._die
 
+# what an inner session builds it builds into this process's cache (pytester
+# gives each a fresh HOME, whose empty cache would compile it again)
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
+
 DICE = """
 def test_three_sevens(die_factory):
     die = die_factory(noise="floating", seed=11)
