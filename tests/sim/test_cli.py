@@ -184,7 +184,7 @@ def test_conflicting_board_file(capsys, tmp_path):
 def test_entry_point_exit_code(capsys, monkeypatch):
     """``python -m fairdie.cli`` exits with main's status: its file run as
     ``__main__``, in this process (the console script's exit codes are checked
-    in processes of their own: test_bad_input.py, test_signals.py)."""
+    in processes of their own: test_press_replay.py, test_signals.py)."""
     import fairdie.cli
 
     monkeypatch.setattr(sys, "argv", ["fairdie", "press", "--noise", "nope"])
