@@ -71,6 +71,15 @@ def shared_build_cache(monkeypatch: pytest.MonkeyPatch, _build_cache: Path) -> N
     monkeypatch.setenv("FAIRDIE_CACHE", str(_build_cache))
 
 
+@pytest.fixture(scope="session")
+def xdist_run(tmp_path_factory: pytest.TempPathFactory, _build_cache: Path) -> Any:
+    """The inner session under xdist that several promises read (xdist_run.py),
+    run once a process; its tests carry ``xdist_run.SHARED``."""
+    from xdist_run import run_under_xdist
+
+    return run_under_xdist(tmp_path_factory.mktemp("under-xdist"), _build_cache)
+
+
 @pytest.fixture
 def unrecorded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chips made in the test are not recorded by the session's own

@@ -63,6 +63,7 @@ def test_verify_runs_its_check_and_skips_the_dies(
     assert checks["echo-follows"]["reason"] == "board die-direct is no echo board"
 
 
+@pytest.mark.usefixtures("shared_build_cache")  # a fresh HOME's cache would build it again
 def test_its_fixture_serves_a_pytest_session(echo: None, pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
         """

@@ -16,13 +16,13 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from simsupport import run
 
 from fairdie.toolchain import Build, build
 
-FAIRDIE = Path(sys.executable).with_name("fairdie")
 BOARDS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "subjects" / "die" / "boards"
 
 
@@ -233,24 +233,54 @@ def test_a_good_eeprom_image_still_loads(capsys, die):
     assert rc == 0, err
 
 
-@pytest.mark.parametrize("case", ["bss", "eep"])
-def test_oversized_images_never_reach_simavr(die, tmp_path, case):
-    """In a process of its own: were a check missing, simavr could write outside
-    its memory and take the process down rather than exit 2."""
-    if case == "bss":
-        elf = bytearray(die.elf.read_bytes())
-        struct.pack_into("<I", elf, _section_size_offset(bytes(elf), ".bss"), 2048)
-        (tmp_path / "big.elf").write_bytes(bytes(elf))
-        argv = ["--firmware", str(tmp_path / "big.elf")]
-    else:
-        lines = [hex_record(a, bytes(16)) for a in range(0, 4096, 16)]
-        (tmp_path / "big.eep").write_text("\n".join([*lines, EOF]) + "\n")
-        argv = ["--firmware", str(die.hex), "--eep", str(tmp_path / "big.eep")]
+#: Each oversized image tried in one process of its own (were a check missing,
+#: simavr could write outside its memory and take the process down rather than
+#: exit 2; a crash there fails both cases): ``fairdie press`` with it, its exit
+#: status, stdout and stderr, as JSON.
+OVERSIZED_SCRIPT = """
+import contextlib, io, json, sys
+from fairdie.cli import main
+seen = {}
+for case, *argv in json.loads(sys.argv[1]):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["press", *argv, "--json"])
+    seen[case] = rc, out.getvalue(), err.getvalue()
+print(json.dumps(seen))
+"""
+
+
+@pytest.fixture(scope="module")
+def oversized(die: Build, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+    """What ``OVERSIZED_SCRIPT`` did with each image: an ELF whose .bss needs
+    2 KB of SRAM, and an EEPROM image of 4 KB."""
+    where = tmp_path_factory.mktemp("oversized")
+    elf = bytearray(die.elf.read_bytes())
+    struct.pack_into("<I", elf, _section_size_offset(bytes(elf), ".bss"), 2048)
+    (where / "big.elf").write_bytes(bytes(elf))
+    lines = [hex_record(a, bytes(16)) for a in range(0, 4096, 16)]
+    (where / "big.eep").write_text("\n".join([*lines, EOF]) + "\n")
+    cases = [
+        ["bss", "--firmware", str(where / "big.elf")],
+        ["eep", "--firmware", str(die.hex), "--eep", str(where / "big.eep")],
+    ]
     r = subprocess.run(
-        [str(FAIRDIE), "press", *argv, "--json"], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", OVERSIZED_SCRIPT, json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
-    assert r.returncode == 2 and r.stdout == ""
-    assert r.stderr.startswith("fairdie: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr)
+    seen: dict[str, list[Any]] = json.loads(r.stdout)
+    return seen
+
+
+@pytest.mark.parametrize("case", ["bss", "eep"])
+def test_oversized_images_never_reach_simavr(oversized: dict[str, list[Any]], case: str) -> None:
+    rc, out, err = oversized[case]
+    assert rc == 2 and out == ""
+    assert err.startswith("fairdie: error: ") and err.count("\n") == 1, err
 
 
 # ---- board files ------------------------------------------------------------------------

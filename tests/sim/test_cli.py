@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import runpy
 import subprocess
 import sys
@@ -183,7 +184,7 @@ def test_conflicting_board_file(capsys, tmp_path):
 def test_entry_point_exit_code(capsys, monkeypatch):
     """``python -m fairdie.cli`` exits with main's status: its file run as
     ``__main__``, in this process (the console script's exit codes are checked
-    in processes of their own: test_bad_input.py, test_signals.py)."""
+    in processes of their own: test_press_replay.py, test_signals.py)."""
     import fairdie.cli
 
     monkeypatch.setattr(sys, "argv", ["fairdie", "press", "--noise", "nope"])
@@ -194,15 +195,24 @@ def test_entry_point_exit_code(capsys, monkeypatch):
     assert err.startswith("fairdie: error: unknown noise") and err.count("\n") == 1
 
 
-def test_simavr_log_is_quiet_unless_verbose():
-    """simavr's own lines reach stderr only with -v/-vv (a fresh process, so
-    no handler of the test session interferes)."""
-    args = [sys.executable, "-m", "fairdie.cli", "press", "--count", "1", "--json"]
-    quiet = subprocess.run(args, capture_output=True, text=True, timeout=60)
+def test_simavr_log_is_quiet_unless_verbose(capsys):
+    """simavr's own lines reach stderr only with -v/-vv. Quiet in a fresh
+    process: there no handler of the test session takes the records Python's
+    last-resort handler would print. Loud in this one: -vv adds its own handler."""
+    args = ["press", "--count", "1", "--json"]
+    quiet = subprocess.run(
+        [sys.executable, "-m", "fairdie.cli", *args], capture_output=True, text=True, timeout=60
+    )
     assert quiet.returncode == 0 and quiet.stderr == ""
-    loud = subprocess.run([*args[:3], "-vv", *args[3:]], capture_output=True, text=True, timeout=60)
-    assert loud.returncode == 0 and "simavr: attiny13a: WATCHDOG" in loud.stderr
-    assert json.loads(loud.stdout)["faces"]
+    log = logging.getLogger("fairdie.simavr")
+    level, handlers = log.level, list(log.handlers)
+    try:
+        rc, out, err = run(capsys, "-vv", *args)
+    finally:  # -vv's handler and level go with this test
+        log.handlers[:] = handlers
+        log.setLevel(level)
+    assert rc == 0 and "simavr: attiny13a: WATCHDOG" in err
+    assert json.loads(out)["faces"]
 
 
 def test_press_the_seed_variant(capsys):

@@ -4,6 +4,7 @@ xdist workers, written as asked, summed up at the end, and held to a floor."""
 from __future__ import annotations
 
 import pytest
+from xdist_run import COV_TESTS, SHARED, Run
 
 # The inner runs share this process: import the engine once (see test_plugin.py).
 import fairdie.sim._chip  # noqa: F401
@@ -12,61 +13,34 @@ from fairdie.coverage import CoverageSet
 # the inner sessions build cov_c into this process's cache, not each into a fresh one
 pytestmark = pytest.mark.usefixtures("shared_build_cache")
 
-# Tests that each make their own chips, differently: spread over workers
-# they must add up to what one process counts.
-TESTS = """
-import pytest
-from fairdie.sim import Chip
-from fairdie.toolchain import build, firmware_dir
-
-def chip(**defines):
-    b = build(firmware_dir() / "tests" / "cov_c", defines=defines)
-    c = Chip(b.elf, mcu=b.mcu, f_cpu=b.f_cpu)
-    c.power_on()
-    return c
-
-@pytest.mark.parametrize("loops", [3, 4, 6])  # not 5, the default: one flash, one ELF
-def test_loops(loops):
-    chip(LOOPS=loops).run(20_000)
-
-def test_interrupt():
-    c = chip()
-    c.run(10_000)
-    c.drive("PB1", 0)
-    c.run(10_000)
-
-def test_after_restore():
-    c = chip()
-    c.run(10_000)
-    s = c.snapshot()
-    c.drive("PB3", 0)
-    c.run(10_000)
-    c.restore(s)
-    c.run(5_000)
-"""
-
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    pytester.makepyfile(test_cov=TESTS)
+    pytester.makepyfile(test_cov=COV_TESTS)
     return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
 
 
-def test_two_workers_count_what_one_process_counts(pytester: pytest.Pytester) -> None:
+@SHARED
+def test_two_workers_count_what_one_process_counts(
+    pytester: pytest.Pytester, xdist_run: Run
+) -> None:
+    """COV_TESTS spread over the two workers of the shared session (xdist_run.py,
+    which runs die suite tests and a chip test beside them: one more firmware)
+    count what they count here, in one process."""
     serial = _run(
         pytester, "-n", "0", "--fairdie-cov=json:serial.json", "--fairdie-cov=lcov:a.info"
     )
     assert serial.ret == 0, serial.stdout.str()
-    parallel = _run(pytester, "-n", "2", "--fairdie-cov=json:parallel.json")
-    assert parallel.ret == 0, parallel.stdout.str()
+    assert xdist_run.ret == 1, xdist_run.out[-3000:]  # the chip test fails, no other
     one = CoverageSet.load(pytester.path / "serial.json")
-    two = CoverageSet.load(pytester.path / "parallel.json")
+    two = CoverageSet.load(xdist_run.path / "parallel.json")
     assert len(one) == 4  # four builds of cov_c
-    assert one == two
+    assert len(two) == 5  # and the die
+    assert one == CoverageSet(c for c in two if one.get(c.flash_sha256) is not None)
     # a file row and a total in the summary; the LCOV tracefile written
     out = serial.stdout.str()
     assert "fairdie firmware coverage" in out and "main.c" in out and "total" in out
     assert (pytester.path / "a.info").read_text().startswith("TN:")
-    assert "fairdie firmware coverage" in parallel.stdout.str()
+    assert "fairdie firmware coverage" in xdist_run.out
 
 
 def test_fail_under_fails_a_passing_session(pytester: pytest.Pytester) -> None:

@@ -12,11 +12,16 @@ from pathlib import Path
 
 import pytest
 from simsupport import read_vcd
+from xdist_run import SHARED, Run
 
 # Imported here, once: pytester drops the modules an inner run imported (see
 # test_plugin.py), and the engine must stay the one the compiled module calls.
 import fairdie.cli
 import fairdie.subjects.die._die
+
+# what an inner session builds it builds into this process's cache (pytester
+# gives each a fresh HOME, whose empty cache would compile it again)
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
 
 DICE = """
 def test_three_sevens(die_factory):
@@ -83,38 +88,20 @@ def test_a_failing_die_test_leaves_its_replay_and_vcd_next_to_the_junit_xml(
     assert len(evidence["adc"]) > 1 and len(evidence["eeprom_busy"]) > 1
 
 
-def test_a_chip_test_under_xdist_writes_to_the_evidence_option(
-    pytester: pytest.Pytester, tmp_path: Path
-) -> None:
+@SHARED
+def test_a_chip_test_under_xdist_writes_to_the_evidence_option(xdist_run: Run) -> None:
     """A chip's whole trace; --fairdie-evidence (relative to where pytest runs)
-    wins over the JUnit folder; the properties reach the XML from a worker."""
-    pytester.makepyfile(
-        test_chip="""
-        def test_pb0(fairdie_chip):
-            fairdie_chip.power_on()
-            fairdie_chip.run(seconds=0.05)
-            assert fairdie_chip.level("PB0").value == "nope"
-        """
-    )
-    xml = tmp_path / "junit.xml"
-    r = pytester.runpytest_inprocess(
-        "-p",
-        "no:cacheprovider",
-        "-n",
-        "1",
-        "--fairdie-board=die-direct",
-        "--fairdie-evidence=ev",
-        f"--junitxml={xml}",
-    )
-    assert r.ret == 1
-    vcd = pytester.path / "ev" / "test_chip.test_pb0.vcd"
-    got = properties(xml)["test_pb0"]
-    assert got["fairdie_vcd"] == [str(vcd)] and got["fairdie_seed"] == ["0"]
+    wins over the JUnit folder; the properties reach the XML from a worker.
+    The shared session (xdist_run.py) runs CHIP_TEST, seed 5, on a worker."""
+    vcd = xdist_run.path / "ev" / "test_chip.test_pb0.vcd"
+    got = properties(xdist_run.junit)["test_pb0"]
+    assert got["fairdie_vcd"] == [str(vcd)] and got["fairdie_seed"] == ["5"]
     assert "fairdie_press" not in got
     waves = read_vcd(vcd)[1]
     assert {"PB0", "power", "sleep", "adc", "eeprom_busy"} <= set(waves)
     assert waves["power"][-1][1] == "1" and len(waves["PB0"]) > 1
-    assert not (tmp_path / "fairdie-evidence").exists()
+    assert not (xdist_run.junit.parent / "fairdie-evidence").exists()
+    assert sorted(vcd.parent.iterdir()) == [vcd]  # no passing test left any
 
 
 def test_without_junit_the_evidence_goes_under_the_basetemp(

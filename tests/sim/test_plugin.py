@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from hypothesis import settings
+from xdist_run import OTHER_BUILDS, SHARED, Run
 
 # The inner runs share this process. Import the engine here, once: pytester
 # drops the modules an inner run imported, and a second copy of the engine
@@ -51,10 +52,6 @@ def test_a_user_hex_runs_the_suite(pytester: pytest.Pytester) -> None:
     r.stdout.fnmatch_lines(["*fairdie: fairdie_firmware=*die.hex*"])
 
 
-#: tests of other builds: the other wiring, another clock, the seed's rule and board
-OTHER_BUILDS = "each_face or other_clock or direct_wiring or pullup_alone or rebase_at"
-
-
 @pytest.mark.parametrize(
     ("variant", "board", "other"),
     [("direct", "die-direct", "die-charlieplex"), ("charlieplex", "die-charlieplex", "die-direct")],
@@ -83,41 +80,25 @@ def test_one_build_runs_what_applies_and_names_the_rest_in_one_line(
     )
 
 
-def test_under_xdist_the_line_comes_once_from_the_controller(
-    pytester: pytest.Pytester, tmp_path: Path
-) -> None:
+@SHARED
+def test_under_xdist_the_line_comes_once_from_the_controller(xdist_run: Run) -> None:
     """And the JUnit suite properties, once each (the workers' own JUnit
-    recording goes nowhere; tests/unit/test_junit_suite_properties.py: in one process)."""
-    hex_path = build("die_t13a", variant="direct").hex
-    xml = tmp_path / "junit.xml"
-    # the controller in this process (its line, its XML), the two workers in their own
-    r = pytester.runpytest_inprocess(
-        *SUITE,
-        f"--fairdie-firmware={hex_path}",
-        DIRECT,
-        "--fairdie-seed=5",
-        "-k",
-        OTHER_BUILDS,
-        "-n",
-        "2",
-        f"--junitxml={xml}",
-        "-o",
-        "junit_family=xunit2",
-        # what is read is the line and the XML, no assertion's message; with
-        # rewriting, where no bytecode is written (PYTHONDONTWRITEBYTECODE), each
-        # worker would rewrite the whole suite (a third of this test's time).
-        # The sessions above run the suite rewritten.
-        "--assert=plain",
-    )
-    assert r.ret == 0, r.stdout.str()[-3000:]
-    assert outcomes(r) == {"passed": 7}
-    lines = [x for x in r.outlines if x.startswith("fairdie die suite:")]
+    recording goes nowhere; tests/unit/test_junit_suite_properties.py: in one
+    process). The shared session (xdist_run.py): the controller in this
+    process, its line and its XML, the two workers in their own."""
+    root = ET.parse(xdist_run.junit).getroot()
+    ours = ("test_cov", "test_chip")  # the session's other tests (xdist_run.py)
+    cases = [c for c in root.iter("testcase") if c.get("classname") not in ours]
+    assert len(cases) == 7, xdist_run.out[-3000:]  # each face, and the direct pins
+    bad = [c for c in cases for k in ("failure", "error", "skipped") if c.find(k) is not None]
+    assert not bad, xdist_run.out[-3000:]
+    lines = [x for x in xdist_run.out.splitlines() if x.startswith("fairdie die suite:")]
     assert len(lines) == 1 and lines[0].startswith("fairdie die suite: 21 tests deselected")
-    suite = ET.parse(xml).getroot().find("testsuite")
+    suite = root.find("testsuite")
     assert suite is not None
     names = [(p.get("name"), p.get("value")) for p in suite.iterfind("properties/property")]
     assert names == [
-        ("fairdie_firmware", str(hex_path)),
+        ("fairdie_firmware", str(xdist_run.firmware)),
         ("fairdie_board", "die-direct"),
         ("fairdie_seed", "5"),
     ]

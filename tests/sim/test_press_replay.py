@@ -20,6 +20,10 @@ from test_evidence import properties
 import fairdie.subjects.die._die  # noqa: F401
 from fairdie.toolchain import build
 
+# what an inner session builds it builds into this process's cache (pytester
+# gives each a fresh HOME, whose empty cache would compile it again)
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
+
 DICE = """
 def test_a_stuck_pin_shows_the_fault(die_factory):
     die = die_factory(noise="stuck:1000")

@@ -21,6 +21,7 @@ def test_b0_toggles_its_neighbours(fairdie_device):
 """
 
 
+@pytest.mark.usefixtures("shared_build_cache")  # a fresh HOME's cache would build it again
 def test_the_readmes_pytest_example_passes(pytester, build_test_firmware) -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert EXAMPLE.strip() in readme  # the README shows this very test

@@ -16,6 +16,10 @@ import fairdie.sim._chip
 from fairdie._run_cli import run_main
 from fairdie.toolchain import build, firmware_dir
 
+# what an inner session builds it builds into this process's cache (pytester
+# gives each a fresh HOME, whose empty cache would compile it again)
+pytestmark = pytest.mark.usefixtures("shared_build_cache")
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
 TESTS = firmware_dir() / "tests"
 BUTTON_BOARD = str(TESTS / "button_die" / "board.toml")
