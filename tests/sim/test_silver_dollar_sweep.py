@@ -27,8 +27,10 @@ def test_the_numbers_depend_on_the_seed_not_the_jobs() -> None:
     assert one["players"]["perfect"] == {"games": 1, "wins": 1, "rate": 1.0}
     assert numbers(sweep(SMALL, seed=3, jobs=2)) == numbers(one)
     # another seed samples other positions and draws other chances: the
-    # replies' numbers differ (its starts and games add nothing to show it)
-    other = sweep(Sizes(trials=15, games=1, players=1, positions=8), seed=4)
+    # replies' numbers differ (its starts and games would add nothing to show
+    # it: the sweep plays none)
+    other = sweep(Sizes(trials=15, games=0, players=0, positions=8), seed=4)
+    assert other["starts"]["games"] == 0 and other["players"]["perfect"]["games"] == 0
     assert other["replies"] != r
 
 
