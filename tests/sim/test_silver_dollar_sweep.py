@@ -27,8 +27,10 @@ def test_the_numbers_depend_on_the_seed_not_the_jobs() -> None:
     assert one["players"]["perfect"] == {"games": 1, "wins": 1, "rate": 1.0}
     assert numbers(sweep(SMALL, seed=3, jobs=2)) == numbers(one)
     # another seed samples other positions and draws other chances: the
-    # replies' numbers differ (its starts and games add nothing to show it)
-    other = sweep(Sizes(trials=15, games=1, players=1, positions=8), seed=4)
+    # replies' numbers differ (its starts and games would add nothing to show
+    # it: the sweep plays none)
+    other = sweep(Sizes(trials=15, games=0, players=0, positions=8), seed=4)
+    assert other["starts"]["games"] == 0 and other["players"]["perfect"]["games"] == 0
     assert other["replies"] != r
 
 
@@ -36,10 +38,13 @@ def test_a_device_that_always_takes_the_first_win_fails_the_sweep(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["--variant", "mutant-first-win", "--trials", "15", "--games", "1", "--players", "1"]
-    rc = sweep_main([*argv, "--positions", "16", "--json"])
+    # seed 0's sample of 8 positions has one with a choice (its sample of 16
+    # had one too): the device's single reply there fails its uniformity test
+    rc = sweep_main([*argv, "--positions", "8", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 1 and not out["passed"]
     assert out["replies"]["wrong"] == 0 and out["replies"]["not_uniform"] >= 1
+    assert out["replies"]["positions"] == 8
     assert "not uniform" in out["replies"]["first_not_uniform"][0]
 
 

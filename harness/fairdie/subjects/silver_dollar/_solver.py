@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from typing import NamedTuple
 
@@ -88,6 +88,12 @@ def _bit(cell: int) -> int:
     return 1 << (cell - 1)
 
 
+#: the solver's answers about one position are memoised: play reads them many
+#: times a game (a mask of the strip's 12 cells has 4096 values)
+_MEMO = 1 << CELLS
+
+
+@lru_cache(maxsize=_MEMO)
 def cells(pos: Position) -> tuple[int, ...]:
     """The occupied cells, leftmost (highest) first."""
     return tuple(c for c in range(CELLS, 0, -1) if pos & _bit(c))
@@ -95,12 +101,16 @@ def cells(pos: Position) -> tuple[int, ...]:
 
 def from_cells(occupied: Iterable[int]) -> Position:
     """The position with a dollar on each of ``occupied`` (five distinct cells 1..12)."""
-    given = list(occupied)
+    return _from_cells(tuple(occupied))
+
+
+@lru_cache(maxsize=_MEMO)
+def _from_cells(given: tuple[int, ...]) -> Position:
     bad = [c for c in given if not 1 <= c <= CELLS]
     if bad:
         raise PositionError(f"cell {bad[0]} is off the strip (cells are 1..{CELLS})")
     if len(set(given)) != len(given):
-        raise PositionError(f"two dollars on one cell in {given}")
+        raise PositionError(f"two dollars on one cell in {list(given)}")
     if len(given) != DOLLARS:
         raise PositionError(f"a position has {DOLLARS} dollars, not {len(given)}")
     pos = 0
@@ -123,24 +133,32 @@ def format_position(pos: Position) -> str:
     return ",".join(str(c) for c in cells(pos))
 
 
-def _moves(pos: Position) -> Iterator[Move]:
+@lru_cache(maxsize=_MEMO)
+def _legal(pos: Position) -> tuple[Move, ...]:
+    out = []
     for src in cells(pos):
         dst = src - 1
         while dst >= 1 and not pos & _bit(dst):
-            yield Move(src, dst)
+            out.append(Move(src, dst))
             dst -= 1
+    return tuple(out)
+
+
+def _moves(pos: Position) -> Iterator[Move]:
+    return iter(_legal(pos))
 
 
 def legal_moves(pos: Position) -> list[Move]:
     """Every legal move, by dollar from the left, then by distance (shortest first)."""
-    return list(_moves(pos))
+    return list(_legal(pos))
 
 
 def apply(pos: Position, move: Move) -> Position:
     """The position after ``move``; an illegal move is a :class:`PositionError`."""
     src, dst = move
     legal = 1 <= dst < src <= CELLS and pos & _bit(src)
-    if not legal or any(pos & _bit(c) for c in range(dst, src)):
+    # the cells dst..src-1, which the dollar lands on or passes, must be empty
+    if not legal or pos & (_bit(src) - _bit(dst)):
         raise PositionError(f"move {move} is not legal from {format_position(pos)}")
     return pos & ~_bit(src) | _bit(dst)
 
@@ -153,18 +171,33 @@ def wins(pos: Position) -> bool:
 
 def winning_moves(pos: Position) -> list[Move]:
     """The moves that leave the other player a lost position (none from a lost one)."""
-    return [m for m in _moves(pos) if not wins(apply(pos, m))]
+    return list(_winning(pos))
+
+
+@lru_cache(maxsize=_MEMO)
+def _winning(pos: Position) -> tuple[Move, ...]:
+    return tuple(m for m in _moves(pos) if not wins(apply(pos, m)))
 
 
 def all_positions() -> list[Position]:
     """Every position of five dollars on twelve cells (792), in mask order."""
-    return sorted(from_cells(c) for c in combinations(range(1, CELLS + 1), DOLLARS))
+    return list(_all_positions())
+
+
+@cache
+def _all_positions() -> tuple[Position, ...]:
+    return tuple(sorted(from_cells(c) for c in combinations(range(1, CELLS + 1), DOLLARS)))
 
 
 def valid_starts() -> list[Position]:
     """The starts the spec allows: the leftmost dollar on cell 12 or 11, and the
     human, who moves first, can force a win."""
-    return [p for p in all_positions() if cells(p)[0] in START_CELLS and wins(p)]
+    return list(_valid_starts())
+
+
+@cache
+def _valid_starts() -> tuple[Position, ...]:
+    return tuple(p for p in all_positions() if cells(p)[0] in START_CELLS and wins(p))
 
 
 def move_between(before: Position, after: Position) -> Move:
