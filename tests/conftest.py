@@ -132,6 +132,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=rank)  # stable: each module keeps its own order
 
 
+@pytest.fixture
+def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
+    """pytester, whose in-process sessions and teardown leave fairdie's modules
+    loaded (tests/kept_modules.py says why). pytester takes its snapshots
+    through a private method, replaced here on the instance; pytest is pinned
+    below 9.2 (pyproject's dev extra)."""
+    import kept_modules
+
+    pytester._sys_modules_snapshot = kept_modules.snapshot()  # type: ignore[attr-defined]
+    pytester._Pytester__take_sys_modules_snapshot = kept_modules.snapshot  # type: ignore[attr-defined]
+    return pytester
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The modules, tests and fixture definitions collected live until the
     session ends: moved out of the cyclic garbage collector's reach, its full

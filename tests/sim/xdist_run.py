@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import kept_modules
 from fairdie.toolchain import build
 
 #: the tests that read the session: one xdist worker runs them all
@@ -121,7 +122,7 @@ def run_under_xdist(where: Path, cache: Path) -> Run:
         # each worker would rewrite the whole suite
         "--assert=plain",
     ]
-    modules, path = set(sys.modules), list(sys.path)
+    modules, path = kept_modules.snapshot(), list(sys.path)
     out = io.StringIO()
     try:
         with pytest.MonkeyPatch.context() as mp:
@@ -133,8 +134,7 @@ def run_under_xdist(where: Path, cache: Path) -> Run:
     finally:
         # as pytester does: the modules the session imported (its test modules,
         # the suite's) go, or a later inner session's test_cov.py would clash
-        for name in set(sys.modules) - modules:
-            del sys.modules[name]
+        modules.restore()
         sys.path[:] = path
     _RUNS.append(Run(ret, out.getvalue(), where, junit, firmware))
     return _RUNS[0]
