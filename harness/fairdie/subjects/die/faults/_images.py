@@ -198,8 +198,24 @@ def edge_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
     return [(n, i) for n, i in first if not n.startswith("junk")]
 
 
+#: per process: (model, seed) -> its starting images (each campaign plans from them)
+_STARTS: dict[tuple[DieModel, int], tuple[tuple[str, bytes], ...]] = {}
+
+
 def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
-    """At least 40 named starting images for ``model``."""
+    """At least 40 named starting images for ``model``: walked once a process
+    (hundreds of presses of the model in Python) for each model and seed."""
+    key = (model, seed)
+    try:
+        made = _STARTS.get(key)
+    except TypeError:  # a model that cannot be a key: made each time
+        return _start_images(model, seed)
+    if made is None:
+        made = _STARTS[key] = tuple(_start_images(model, seed))
+    return list(made)
+
+
+def _start_images(model: DieModel, seed: int) -> list[tuple[str, bytes]]:
     rng = random.Random(seed)
     out = _first_images(model, rng)
     lap = walk(model, 90, seed)
