@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ERASED",
     "codes_for",
+    "draw_press",
     "edge_images",
     "every_value_images",
     "random_codes",
@@ -114,6 +115,16 @@ def random_press(
 ) -> tuple[tuple[int, ...], int | None]:
     """:func:`random_codes`, and the press's digest (``HostModel.digest``;
     None without ``host``)."""
+    drawn, n, digest = draw_press(model, rng, host)
+    return tuple(drawn[:n]), digest
+
+
+def draw_press(
+    model: DieModel, rng: random.Random, host: HostModel | None = None
+) -> tuple[array[int], int, int | None]:
+    """:func:`random_press` before its codes are made a tuple: the codes
+    drawn (array "H", as many as a press may convert), how many the press
+    converts, and its digest (None without ``host``)."""
     # the low 10 bits of random little-endian 16-bit words, the most a press converts:
     # masked as one integer (a press's few microseconds, over G5's tens of thousands)
     size = 2 * model.reads
@@ -122,9 +133,9 @@ def random_press(
     if sys.byteorder == "big":
         drawn.byteswap()
     if host is None:
-        return tuple(drawn[: model.conversions(drawn)]), None
+        return drawn, model.conversions(drawn), None
     digest, n = host.digest(drawn)
-    return tuple(drawn[:n]), digest
+    return drawn, n, digest
 
 
 def walk(model: DieModel, presses: int, seed: int) -> list[bytes]:
