@@ -124,8 +124,10 @@ def test_cli_json_contract(capsys):
     assert out["violations"] == 0 and out["replays"] == []
     assert out["cuts"] > 0 and out["images"] > 0 and out["seconds"] > 0
     assert out["cycles_covered"] == 0  # G1 cuts as writes start, not at every cycle
+    # the parent's share: planning (from starting images this process may have walked
+    # already, a few ms that can round to 0) and merging, apart from the units'
     assert (
-        0 < out["parent_cpu_seconds"] < out["cpu_seconds"] == out["campaigns"]["G1"]["cpu_seconds"]
+        0 <= out["parent_cpu_seconds"] < out["cpu_seconds"] == out["campaigns"]["G1"]["cpu_seconds"]
     )
     assert set(out["campaigns"]) == {"G1"}
 

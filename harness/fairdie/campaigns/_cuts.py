@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fairdie.campaigns._torn import MODES, TornModel, physical
+from fairdie.campaigns._torn import TornModel, physical
 from fairdie.campaigns._writes import Write, chip_of
 from fairdie.errors import FairdieError
 from fairdie.sim import EventKind, Until
@@ -94,30 +94,33 @@ def every_cycle(on: Chip | Device, *, to_cycle: int, tear: TornModel = physical)
     """
     chip = chip_of(on)
     started: tuple[int, int, int] = (-1, 0, 0)  # (address, start cycle, length) in flight
-    flight: tuple[int, int, int, str, int] | None = None  # the write in flight at the last cut
+    flight: tuple[int, int, int, int, int] | None = None  # the write in flight at the last cut
     left: dict[tuple[int, int | None], bytes] = {}  # (address, torn) -> the image a cut leaves
-    run = chip.run
+    run, in_flight, snapshot, restore = chip.run, chip.eeprom_flight, chip.snapshot, chip.restore
     now = chip.cycle
     while now < to_cycle:
-        w = chip.eeprom_in_flight
-        this = None if w is None else (w.address, w.old, w.new, w.mode, now + w.cycles_left)
-        if this != flight:  # a write started or ended: the stored bytes may have changed
-            flight = this
-            left.clear()
+        w = in_flight()
         torn = None
         address = -1
-        if w is not None:
-            address = w.address
+        if w is None:
+            if flight is not None:  # a write ended: the stored bytes may have changed
+                flight = None
+                left.clear()
+        else:
+            address, old, new, mode, done = w
+            this = (address, old, new, mode, max(now, done))
+            if this != flight:  # a write started or ended
+                flight = this
+                left.clear()
             if started[0] != address or now >= started[1] + started[2]:
-                started = (address, now, max(1, w.cycles_left))
-            progress = (now - started[1]) / started[2]
-            torn = tear(w.old, w.new, progress, mode=MODES.index(w.mode))
+                started = (address, now, max(1, done - now))
+            torn = tear(old, new, (now - started[1]) / started[2], mode=mode)
         image = left.get((address, torn))
         if image is None:
-            snap = chip.snapshot()
+            snap = snapshot()
             chip.power_off(torn_value=torn)
             image = left[address, torn] = chip.eeprom
-            chip.restore(snap)
+            restore(snap)
         if w is None and chip.sleeping:
             run(to_cycle=to_cycle, until=_WAKE)
         else:

@@ -14,7 +14,7 @@ from fairdie.sim import EventKind, mcu_matches, parse_pin
 from fairdie.stimulus import MAX_HOLD_S, PressTime, PressTiming, parse_timing
 
 if TYPE_CHECKING:
-    from fairdie.sim import Chip, PowerCycle
+    from fairdie.sim import Chip, PowerCycle, Snapshot
 
 __all__ = ["MAX_HOLD_S", "Device", "check_hold"]
 
@@ -77,6 +77,12 @@ class Device:
 
     def power_off(self) -> None:
         self.chip.power_off()
+
+    def restore(self, snap: Snapshot) -> None:
+        """Put the chip back to ``snap`` (:meth:`Chip.restore`), its LED light
+        counted from the power-on before it."""
+        self.chip.restore(snap)
+        self._lit_from = self.chip.power_on_cycle
 
     def power_cycle(self, steps: Sequence[int]) -> PowerCycle:
         """A press of the power switch in one call to the engine: switch the

@@ -63,6 +63,17 @@ class EepromMixin(ChipBase):
             mode=_EE_MODES[w.mode],
         )
 
+    def eeprom_flight(self) -> tuple[int, int, int, int, int] | None:
+        """The write in flight as numbers, ``(address, old, new, mode, done)``
+        (EEPM mode 0..2, the cycle it completes), or None: what
+        :attr:`eeprom_in_flight` says, without an object (for a loop that asks
+        at every instruction)."""
+        w = self._ew_buf
+        _fd_eeprom_in_flight(self._c, w)
+        if not w.active:
+            return None
+        return w.address, w.old_value, w.new_value, w.mode, w.done_cycle
+
     def set_eeprom_times(self, *, erase_write_us: int = 3400, single_us: int = 1800) -> None:
         """Programming times (datasheet: 3.4 ms erase+write, 1.8 ms erase or write)."""
         check_range("erase_write_us", erase_write_us, 1, 100_000)

@@ -28,6 +28,8 @@ _STOP_DEADLINE = lib.FD_STOP_DEADLINE
 _STOP_EVENT = lib.FD_STOP_EVENT
 _STOP_TRACE_FULL = lib.FD_STOP_TRACE_FULL
 _STOP_FAILED = lib.FD_STOP_CALLBACK_ERROR | lib.FD_STOP_ADC_EMPTY | lib.FD_STOP_CRASHED
+#: (stop bits, the event's kind) -> why a run stopped: a few dozen at most
+_REASONS: dict[tuple[int, int], StopReason] = {}
 
 
 class RunMixin(ChipBase):
@@ -212,19 +214,23 @@ class RunMixin(ChipBase):
         )
 
     def _reason(self, bits: int) -> StopReason:
-        reason = StopReason(0)
+        kind = 0
         if bits & _STOP_EVENT:
             w = self._why
-            self.stop_event = Event(int(w.cycle), EventKind(w.kind), int(w.a), int(w.b), int(w.c))
-            reason |= StopReason(int(w.kind))
-        for bit, flag in (
-            (lib.FD_STOP_DEADLINE, StopReason.DEADLINE),
-            (lib.FD_STOP_QUIET, StopReason.QUIET),
-            (lib.FD_STOP_HALTED, StopReason.HALTED),
-            (lib.FD_STOP_OFF, StopReason.OFF),
-        ):
-            if bits & bit:
-                reason |= flag
+            kind = int(w.kind)
+            self.stop_event = Event(int(w.cycle), EventKind(kind), int(w.a), int(w.b), int(w.c))
+        reason = _REASONS.get((bits, kind))
+        if reason is None:  # flag arithmetic once for each stop's bits and event kind
+            reason = StopReason(kind)
+            for bit, flag in (
+                (lib.FD_STOP_DEADLINE, StopReason.DEADLINE),
+                (lib.FD_STOP_QUIET, StopReason.QUIET),
+                (lib.FD_STOP_HALTED, StopReason.HALTED),
+                (lib.FD_STOP_OFF, StopReason.OFF),
+            ):
+                if bits & bit:
+                    reason |= flag
+            _REASONS[bits, kind] = reason
         return reason
 
     def _set_stops(self, until: Until) -> Any:

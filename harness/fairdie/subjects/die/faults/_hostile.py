@@ -23,8 +23,8 @@ from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import press_step, step
 from fairdie.subjects.die.faults._images import (
     ERASED,
+    draw_press,
     random_codes,
-    random_press,
     start_images,
     walk,
 )
@@ -214,7 +214,10 @@ def recovery(
     run = unkept = 0
     last: tuple[bytes, tuple[int, ...]] | None = None
     for k in range(_RECOVERY_LIMIT):
-        codes, digest = random_press(model, rng, host)
+        drawn, n, digest = draw_press(model, rng, host)
+        # the codes made a tuple only where read: the fair rule rolls from the digest
+        fair = digest is not None and model.name == "fair"
+        codes = () if fair else tuple(drawn[:n])
         want = rule_step(model, state, codes, digest)[1]
         if host is None or digest is None:
             after = model.press(image, codes)[1]
@@ -228,7 +231,7 @@ def recovery(
         else:
             run = 0
             unkept += 1
-            last = (image, codes)
+            last = (image, tuple(drawn[:n]))
         image, state = after, got
     return Recovery(_RECOVERY_LIMIT, unkept, last)
 

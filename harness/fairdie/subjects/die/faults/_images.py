@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ERASED",
     "codes_for",
+    "draw_press",
     "edge_images",
     "every_value_images",
     "random_codes",
@@ -114,6 +115,16 @@ def random_press(
 ) -> tuple[tuple[int, ...], int | None]:
     """:func:`random_codes`, and the press's digest (``HostModel.digest``;
     None without ``host``)."""
+    drawn, n, digest = draw_press(model, rng, host)
+    return tuple(drawn[:n]), digest
+
+
+def draw_press(
+    model: DieModel, rng: random.Random, host: HostModel | None = None
+) -> tuple[array[int], int, int | None]:
+    """:func:`random_press` before its codes are made a tuple: the codes
+    drawn (array "H", as many as a press may convert), how many the press
+    converts, and its digest (None without ``host``)."""
     # the low 10 bits of random little-endian 16-bit words, the most a press converts:
     # masked as one integer (a press's few microseconds, over G5's tens of thousands)
     size = 2 * model.reads
@@ -122,9 +133,9 @@ def random_press(
     if sys.byteorder == "big":
         drawn.byteswap()
     if host is None:
-        return tuple(drawn[: model.conversions(drawn)]), None
+        return drawn, model.conversions(drawn), None
     digest, n = host.digest(drawn)
-    return tuple(drawn[:n]), digest
+    return drawn, n, digest
 
 
 def walk(model: DieModel, presses: int, seed: int) -> list[bytes]:
@@ -198,8 +209,24 @@ def edge_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
     return [(n, i) for n, i in first if not n.startswith("junk")]
 
 
+#: per process: (model, seed) -> its starting images (each campaign plans from them)
+_STARTS: dict[tuple[DieModel, int], tuple[tuple[str, bytes], ...]] = {}
+
+
 def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
-    """At least 40 named starting images for ``model``."""
+    """At least 40 named starting images for ``model``: walked once a process
+    (hundreds of presses of the model in Python) for each model and seed."""
+    key = (model, seed)
+    try:
+        made = _STARTS.get(key)
+    except TypeError:  # a model that cannot be a key: made each time
+        return _start_images(model, seed)
+    if made is None:
+        made = _STARTS[key] = tuple(_start_images(model, seed))
+    return list(made)
+
+
+def _start_images(model: DieModel, seed: int) -> list[tuple[str, bytes]]:
     rng = random.Random(seed)
     out = _first_images(model, rng)
     lap = walk(model, 90, seed)

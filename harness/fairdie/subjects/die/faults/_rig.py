@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from fairdie import campaigns
 from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
+from fairdie.sim import Snapshot, StopReason, Until
 from fairdie.subjects.die._model_host import host_model
 from fairdie.subjects.die._models import HEALTHY_CODES, DieModel
 from fairdie.subjects.die.faults._target import BOOT_LIMIT_S, FaultsError, Target
@@ -39,6 +41,9 @@ __all__ = [
 #: the noise a boot reads: codes that pass any build's health tests at once
 BOOT_CODES = HEALTHY_CODES
 _NOISES_KEPT = 256
+#: where the fair builds' boots first read the EEPROM (main.c: the noise sampled first)
+_PREFIX_END = "store_load"
+_AT_PREFIX_END = Until.pc_at(_PREFIX_END)
 
 
 @dataclass(frozen=True)
@@ -87,6 +92,7 @@ class Rig:
         self.footprint = tuple(self.model.footprint)
         #: codes -> the noise that reads them (a press's codes are pressed again and again)
         self._noises: dict[tuple[int, ...], Codes] = {}
+        self._prefix: tuple[Snapshot, tuple[int, ...]] | Literal[False] | None = False
 
     # ---- pressing ------------------------------------------------------------
 
@@ -194,16 +200,63 @@ class Rig:
 
     def boot(self, image: bytes) -> Boot:
         """Power on with ``image``: the face and when it lit, and the image
-        the press stored (I4: a face within BOOT_LIMIT_S)."""
+        the press stored (I4: a face within BOOT_LIMIT_S). Where the firmware
+        reads its EEPROM only after a prefix that is the same for every image
+        (:meth:`_boot_prefix`), the boot starts from the chip at the prefix's
+        end with ``image`` stored: the same run, cycle for cycle."""
         chip = self.chip
-        self._start(image, BOOT_CODES)
-        start = chip.cycle
-        chip.run(seconds=BOOT_LIMIT_S)
+        prefix = self._boot_prefix()
+        if prefix is None:
+            self._start(image, BOOT_CODES)
+            codes: tuple[int, ...] = ()
+        else:
+            if chip.powered:
+                chip.power_off()
+            chip.clear_trace()
+            self.die.restore(prefix[0])
+            chip.write_eeprom(0, image)
+            codes = prefix[1]  # the prefix's conversions: the trace holds the rest
+        start = chip.power_on_cycle
+        chip.run(to_cycle=start + chip.cycles_for(BOOT_LIMIT_S))
         face, lit = self._shown()
         after = chip.eeprom
-        codes = tuple(chip.adc_codes())
+        codes += tuple(chip.adc_codes())
         chip.power_off()
         return Boot(face, None if lit is None else lit - start, after, codes)
+
+    def _boot_prefix(self) -> tuple[Snapshot, tuple[int, ...]] | None:
+        """The chip where a boot's firmware first reads its EEPROM, and the
+        codes converted before: a build of the board's firmware that samples
+        its noise first (fair.S) and then loads its store (``store_load``).
+        Made once, from an erased chip and from one of all zeros, from the same
+        chip state: the CPU's registers, I/O and SRAM must be the same byte for
+        byte, and the codes read (else the prefix read the EEPROM, and boots run
+        whole: None)."""
+        if self._prefix is not False:
+            return self._prefix
+        self._prefix = None
+        chip = self.chip
+        if self.target.firmware is not None or _PREFIX_END not in chip.firmware.symbols:
+            return None
+        if chip.powered:
+            chip.power_off()
+        before = chip.snapshot()
+        made = []
+        for image in (b"\xff" * self.size, bytes(self.size)):
+            chip.restore(before)
+            self._start(image, BOOT_CODES)
+            start = chip.cycle
+            stop = chip.run(to_cycle=start + chip.cycles_for(BOOT_LIMIT_S), until=_AT_PREFIX_END)
+            if not stop & StopReason.PC:
+                chip.power_off()
+                return None
+            # what the CPU holds (registers, I/O, SRAM), where it is, what it read
+            seen = (chip.read_data(0, chip.ramend + 1), chip.pc, chip.cycle, chip.adc_codes())
+            made.append((chip.snapshot(), seen))
+            chip.power_off()
+        if made[0][1] == made[1][1]:
+            self._prefix = made[0][0], made[0][1][3]
+        return self._prefix
 
 
 @dataclass(frozen=True)
