@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -174,6 +175,8 @@ class Trace:
         n = kinds.count(_ADC_KIND)
         if n == len(kinds):  # conversions only (a press's trace, by default)
             return tuple(codes.tolist())
+        if 4 * n > len(kinds):  # mostly conversions: picked in C
+            return tuple(compress(codes.tolist(), map(_ADC_KIND.__eq__, kinds)))
         # few conversions among many events (pins): each found by a scan in C
         find, at = kinds.find, -1
         picked = []
