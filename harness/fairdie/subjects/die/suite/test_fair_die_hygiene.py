@@ -43,6 +43,7 @@ from fairdie.subjects.die.suite._support import (
     images,
     model_of,
     needs_build,
+    per_model,
     press_codes,
     tables,
     writes,
@@ -89,6 +90,7 @@ def _rebasing(draw: st.DrawFn, model: DieModel) -> Roll:
     return model.with_table(table), (3 * draw(st.integers(0, 340)) + k // 2,)
 
 
+@per_model
 def rolls(model: DieModel) -> st.SearchStrategy[Roll]:
     """Any image the die may hold and any codes; under the seed rule also
     presses that rebase."""
