@@ -6,6 +6,7 @@ import dataclasses
 import logging
 import struct
 from collections.abc import Iterable, Iterator
+from itertools import compress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from fairdie.sim._vcd import Parts
 
 EVENT = struct.Struct("<QIIII")  # fd_event: cycle, kind, a, b, c
-_HALVES, _KIND_HALF, _CODE_HALF = EVENT.size // 2, 8 // 2, 20 // 2  # kind at byte 8, c at 20
+_HALVES, _KIND_BYTE, _CODE_HALF = EVENT.size // 2, 8, 20 // 2  # kind at byte 8, c at 20
 _TRACE_BATCH = 1 << 14
 _EVENTS = ffi.new("fd_event[]", _TRACE_BATCH)  # drain buffer, shared: drains copy at once
 _LOG_BUF = ffi.new("char[]", 1 << 13)
@@ -165,19 +166,24 @@ class Trace:
     def adc_codes(self, since: int = 0) -> tuple[int, ...]:
         """The codes of :meth:`adc` alone (what the firmware read), without
         an object per conversion."""
-        # the events as 16-bit halves (little-endian, as EVENT): the kind's low
-        # half (kinds are below 2**16) and the code (c's low half) of each
+        # the codes: c's low half of each event (16-bit halves, little-endian
+        # as EVENT); the conversions: the events whose kind's low byte is the
+        # ADC's (kinds are single bits: no other has that low byte)
         buf = self._buf
-        h = memoryview(buf).cast("H")[since * _HALVES :]
-        codes = h[_CODE_HALF::_HALVES]
-        # conversions only (a press's trace): each kind's low byte is the ADC's
-        # (kinds are single bits: no other has that low byte)
-        if buf[since * EVENT.size + 8 :: EVENT.size].count(_ADC_KIND) == len(codes):
+        codes = memoryview(buf).cast("H")[since * _HALVES + _CODE_HALF :: _HALVES]
+        kinds = buf[since * EVENT.size + _KIND_BYTE :: EVENT.size]
+        n = kinds.count(_ADC_KIND)
+        if n == len(kinds):  # conversions only (a press's trace, by default)
             return tuple(codes.tolist())
-        kinds = h[_KIND_HALF::_HALVES]
-        return tuple(
-            c for k, c in zip(kinds.tolist(), codes.tolist(), strict=True) if k == _ADC_KIND
-        )
+        if 4 * n > len(kinds):  # mostly conversions: picked in C
+            return tuple(compress(codes.tolist(), map(_ADC_KIND.__eq__, kinds)))
+        # few conversions among many events (pins): each found by a scan in C
+        find, at = kinds.find, -1
+        picked = []
+        for _ in range(n):
+            at = find(_ADC_KIND, at + 1)
+            picked.append(codes[at])
+        return tuple(picked)
 
     def signal(self, kind: EventKind, since: int = 0) -> list[Event]:
         return list(self.events(kind, since))

@@ -13,7 +13,7 @@ import random
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import numpy as np
 import pytest
@@ -45,6 +45,7 @@ __all__ = [
     "needs_build",
     "needs_model",
     "not_for",
+    "per_model",
     "press_codes",
     "pressing",
     "random_codes",
@@ -214,6 +215,25 @@ def writes(before: bytes, after: bytes) -> list[tuple[int, int, int]]:
 # ---- strategies ------------------------------------------------------------------------
 
 
+_T = TypeVar("_T")
+
+
+def per_model(make: Callable[[DieModel], _T]) -> Callable[[DieModel], _T]:
+    """``make``, its answer kept for each model (by identity): for strategies,
+    which Hypothesis validates each time one is made, at more cost than a draw."""
+    made: dict[int, tuple[DieModel, _T]] = {}
+
+    @functools.wraps(make)
+    def get(model: DieModel) -> _T:
+        hit = made.get(id(model))
+        if hit is None or hit[0] is not model:
+            hit = made[id(model)] = (model, make(model))
+        return hit[1]
+
+    return get
+
+
+@per_model
 def tables(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
     """Tables ``Die.set_counts`` takes: six offsets 0..3 for the fair rule,
     six counters 0..255 leaning to the edges for the seed's."""
@@ -222,6 +242,7 @@ def tables(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
     return counters(edges=True)
 
 
+@per_model
 def press_codes(model: DieModel) -> st.SearchStrategy[tuple[int, ...]]:
     """The codes of one press: ``model.reads`` of them, leaning to what breaks
     a rule that trusts its noise (a stuck pin, the rails, alternation); each
@@ -316,6 +337,12 @@ def _pressed(model: DieModel, image: bytes, codes: list[int], presses: int) -> b
     return host.chain(image, digests)[1]
 
 
+@per_model
+def _edits(model: DieModel) -> st.SearchStrategy[list[tuple[int, int]]]:
+    """Up to three bytes of the model's footprint, overwritten (by :func:`images`)."""
+    return st.lists(st.tuples(st.sampled_from(model.footprint), st.integers(0, 255)), max_size=3)
+
+
 @st.composite
 def images(draw: st.DrawFn, model: DieModel) -> bytes:
     """EEPROM images a die may hold: any bytes, or a table's image with any
@@ -334,7 +361,6 @@ def images(draw: st.DrawFn, model: DieModel) -> bytes:
     presses = draw(st.integers(0, 120))
     image = _pressed(model, image, random_codes(rnd, presses * model.reads), presses)
     out = bytearray(image)
-    edits = st.tuples(st.sampled_from(model.footprint), st.integers(0, 255))
-    for address, value in draw(st.lists(edits, max_size=3)):
+    for address, value in draw(_edits(model)):
         out[address] = value
     return bytes(out)

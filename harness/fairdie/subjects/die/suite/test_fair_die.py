@@ -47,6 +47,7 @@ from fairdie.subjects.die.suite._support import (
     model_of,
     needs_build,
     needs_model,
+    per_model,
     press_codes,
     pressing,
     random_codes,
@@ -247,6 +248,12 @@ def _press_with(die: Die, codes: tuple[int, ...]) -> tuple[Press, int | None, by
     return modelled_roll(die)
 
 
+@per_model
+def _presses(model: DieModel) -> st.SearchStrategy[list[tuple[int, ...]]]:
+    """The codes of one to eight presses."""
+    return st.lists(press_codes(model), min_size=1, max_size=8)
+
+
 def _shows(face: int | None) -> str:
     """What the display shows for a model's face (None: the noise failed)."""
     return "fault" if face is None else str(face)
@@ -282,7 +289,7 @@ def test_any_table_and_any_noise_match_the_model(
     die = shared_die(board)
     model = model_of(die)
     table = data.draw(tables(model), label="table")
-    presses = data.draw(st.lists(press_codes(model), min_size=1, max_size=8), label="presses")
+    presses = data.draw(_presses(model), label="presses")
     die.set_counts(table)
     before = die.counts
     for n, codes in enumerate(presses):
@@ -303,7 +310,7 @@ def test_any_eeprom_and_any_noise_never_wraps(
 ) -> None:
     die = shared_die(board)
     model = model_of(die)
-    presses = data.draw(st.lists(press_codes(model), min_size=1, max_size=8), label="presses")
+    presses = data.draw(_presses(model), label="presses")
     die.set_counts(data.draw(tables(model), label="table"))
     for codes in presses:
         before = die.counts
@@ -327,6 +334,12 @@ def test_any_eeprom_and_any_noise_never_wraps(
                 ) - (rebased[a] < rebased[b])
 
 
+@per_model
+def _starts(model: DieModel) -> st.SearchStrategy[bytes]:
+    """Any 64 bytes, or an image the die may hold."""
+    return st.one_of(st.binary(min_size=len(ERASED), max_size=len(ERASED)), images(model))
+
+
 @settings(max_examples=examples(60), deadline=None)
 @given(data=st.data())
 def test_arbitrary_eeprom_bytes_are_a_valid_start(
@@ -337,10 +350,7 @@ def test_arbitrary_eeprom_bytes_are_a_valid_start(
     face, leaves the model's image and touches nothing outside its footprint."""
     die = shared_die(board)
     model = model_of(die)
-    size = len(ERASED)
-    image = data.draw(
-        st.one_of(st.binary(min_size=size, max_size=size), images(model)), label="image"
-    )
+    image = data.draw(_starts(model), label="image")
     codes = data.draw(press_codes(model), label="codes")
     die.chip.write_eeprom(0, image)
     die.set_noise(Codes(codes))
@@ -348,7 +358,7 @@ def test_arbitrary_eeprom_bytes_are_a_valid_start(
     assert p.adc_codes == codes[: len(p.adc_codes)]
     assert p.face == face and (face is not None or p.display == "fault")
     stored = die.chip.eeprom
-    touched = [a for a in range(size) if a not in model.footprint and stored[a] != image[a]]
+    touched = [a for a in range(len(ERASED)) if a not in model.footprint and stored[a] != image[a]]
     assert not touched, f"bytes {touched} outside {model.footprint} written"
     assert stored == after
 

@@ -27,6 +27,7 @@ the display shows the fault and nothing is written).
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -231,36 +232,47 @@ def test_after_slot_9_the_save_goes_to_the_next_laps_slot_0(
 # ---- any image ------------------------------------------------------------------------
 
 
+# the strategies of ring_images, made once (one made per draw is validated per draw)
+_RING_BYTES = st.binary(min_size=64, max_size=64)
+_BASES = st.integers(0, 7)
+_KINDS = st.sampled_from(("bytes", "valid", "valid", "slot", "check", "gate"))
+_LAPS = st.sampled_from((0, 0, 0, 1, -1, 2, 4))
+_PHASES = st.integers(0, 1)
+_OTHERS = st.integers(0, 14)
+_STATES = st.binary(min_size=3, max_size=3)
+_CHECKS = st.integers(1, 255)
+_GATES = [st.sampled_from((GATES[1 - phase], 0xFF, 0)) for phase in (0, 1)]
+
+
 @st.composite
 def ring_images(draw: st.DrawFn) -> bytes:
     """Any 64 bytes, each slot of the ring then left as it is, or given a
     valid record, or one with one rule broken (its seq naming another slot,
     a bad check, the wrong gate), with laps near one another so that which
     record is the newest matters."""
-    out = bytearray(draw(st.binary(min_size=64, max_size=64), label="bytes"))
-    base = draw(st.integers(0, 7))
+    out = bytearray(draw(_RING_BYTES, label="bytes"))
+    base = draw(_BASES)
     for slot in range(_ring.SLOTS):
-        kind = draw(st.sampled_from(("bytes", "valid", "valid", "slot", "check", "gate")))
+        kind = draw(_KINDS)
         if kind == "bytes":
             continue
-        lap = base + draw(st.sampled_from((0, 0, 0, 1, -1, 2, 4)))
-        seq = seq_of(lap, slot, draw(st.integers(0, 1)))
+        lap = base + draw(_LAPS)
+        seq = seq_of(lap, slot, draw(_PHASES))
         if kind == "slot":
-            other = draw(st.integers(0, 14))  # any slot number but this one's
+            other = draw(_OTHERS)  # any slot number but this one's
             seq = (seq & 0xF0) | (other + (other >= slot))
-        state = draw(st.binary(min_size=3, max_size=3))
+        state = draw(_STATES)
         r = record(
             seq,
             state,
-            check=draw(st.integers(1, 255)) if kind == "check" else 0,
-            gate=draw(st.sampled_from((GATES[1 - (seq >> 7)], 0xFF, 0)))
-            if kind == "gate"
-            else None,
+            check=draw(_CHECKS) if kind == "check" else 0,
+            gate=draw(_GATES[seq >> 7]) if kind == "gate" else None,
         )
         out[slot * 6 : slot * 6 + 6] = r
     return bytes(out)
 
 
+@functools.cache
 def healthy_noise() -> st.SearchStrategy[tuple[int, ...]]:
     """Codes that pass the health tests: HEALTHY_CODES, or seeded uniform
     codes that pass (nearly all do; the rest are replaced)."""
@@ -273,6 +285,7 @@ def healthy_noise() -> st.SearchStrategy[tuple[int, ...]]:
     return st.one_of(st.just(HEALTHY_CODES), st.integers(0, 2**32 - 1).map(uniform))
 
 
+@functools.cache
 def failing_noise() -> st.SearchStrategy[tuple[int, ...]]:
     """Codes that fail a health test: a stuck pin (repetition count), one
     code too often among the first 64 (adaptive proportion), or codes whose
