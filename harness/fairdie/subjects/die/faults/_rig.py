@@ -231,7 +231,9 @@ class Rig:
         Made once, from an erased chip and from one of all zeros, from the same
         chip state: the CPU's registers, I/O and SRAM must be the same byte for
         byte, and the codes read (else the prefix read the EEPROM, and boots run
-        whole: None)."""
+        whole: None). The two images differ in every bit, so a read in the
+        prefix would leave at least EEDR (in I/O) different, unless the
+        firmware wrote EEDR again before ``store_load``."""
         if self._prefix is not False:
             return self._prefix
         self._prefix = None
