@@ -61,19 +61,24 @@ def _check_code(adc_code: int) -> int:
 
 
 def _order(counts: Counts) -> list[int]:
-    """Faces 1..6 sorted by (count, face number)."""
-    return sorted(range(1, FACES + 1), key=lambda f: (counts[f - 1], f))
+    """Faces 1..6 sorted by (count, face number): the sort is stable, so
+    faces of equal count stay in face order."""
+    return [i + 1 for i in sorted(range(FACES), key=counts.__getitem__)]
+
+
+def _candidates(counts: Counts) -> tuple[int, int, int]:
+    order = _order(counts)
+    return order[0], order[2], order[4]
 
 
 def candidates(counts: Sequence[int]) -> tuple[int, int, int]:
     """The 1st, 3rd and 5th face (numbered 1..6) in (count, face) order."""
-    order = _order(_check_counts(counts))
-    return order[0], order[2], order[4]
+    return _candidates(_check_counts(counts))
 
 
 def choose(counts: Sequence[int], adc_code: int) -> int:
     """The face (1..6) a press with this ADC code shows: candidate ``code % 3``."""
-    return candidates(counts)[_check_code(adc_code) % 3]
+    return _candidates(_check_counts(counts))[_check_code(adc_code) % 3]
 
 
 def rebase(counts: Sequence[int]) -> Counts:
@@ -85,7 +90,10 @@ def rebase(counts: Sequence[int]) -> Counts:
     counter by decrementing every counter above ``g`` (a table with no 255
     and no gap cannot exist: six counters cannot hold all of 0..254).
     """
-    c = _check_counts(counts)
+    return _rebase(_check_counts(counts))
+
+
+def _rebase(c: Counts) -> Counts:
     m = min(c)
     if m > 0:
         a, b, d, e, f, g = (v - m for v in c)
@@ -99,9 +107,9 @@ def rebase(counts: Sequence[int]) -> Counts:
 def press(counts: Sequence[int], adc_code: int) -> tuple[int, Counts]:
     """One press: ``(face, new_counts)`` exactly as the firmware computes them."""
     c = _check_counts(counts)
-    face = choose(c, adc_code)
+    face = _candidates(c)[_check_code(adc_code) % 3]  # choose(), the table checked once
     if c[face - 1] == MAX_COUNT:
-        c = rebase(c)
+        c = _rebase(c)
     new = list(c)
     new[face - 1] += 1
     a, b, d, e, f, g = new

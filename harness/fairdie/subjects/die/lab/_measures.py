@@ -124,13 +124,17 @@ def exact_from(starts: Sequence[tuple[float, System]], samples: int) -> Measures
             seen.mass += p
     entropy_terms: list[float] = []
     guess_terms: list[float] = []
+    entropy_of: dict[tuple[float, ...], float] = {}  # each distribution's, once
     for _ in range(samples):
         nxt: dict[Hashable, _Reached] = {}
         for reached in layer.values():
             state = reached.state()
             p = reached.mass
             probs = state.probs()
-            entropy_terms.append(p * _entropy(probs))
+            h = entropy_of.get(probs)
+            if h is None:
+                h = entropy_of[probs] = _entropy(probs)
+            entropy_terms.append(p * h)
             guess_terms.append(p * max(probs))
             for outcome, q in enumerate(probs):
                 if q > 0.0:
@@ -173,6 +177,8 @@ def simulate(system: System, samples: int, matches: int, seed: int) -> Measures:
         raise ValueError(f"matches must be an integer >= 2, got {matches!r}")
     rng = random.Random(seed)
     h0 = _entropy(system.base)
+    # a match revisits few distributions: each one's entropy is computed once
+    seen: dict[tuple[float, ...], float] = {}
     entropies: list[float] = []
     variances: list[float] = []
     spreads: list[float] = []
@@ -182,7 +188,10 @@ def simulate(system: System, samples: int, matches: int, seed: int) -> Measures:
         h = 0.0
         for _ in range(samples):
             probs = state.probs()
-            h += _entropy(probs)
+            e = seen.get(probs)
+            if e is None:
+                e = seen[probs] = _entropy(probs)
+            h += e
             guesses.append(max(probs))
             state = state.after(_draw(rng, probs))
         entropies.append(h / samples / h0)

@@ -24,6 +24,7 @@ text's figures are below the exact means.
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Callable, Iterable, Iterator
 from fractions import Fraction
@@ -48,10 +49,8 @@ def _width(m: int) -> int:
     return (m - 1).bit_length()
 
 
-def _bit(b: int) -> int:
-    if b != 0 and b != 1:
-        raise ValueError(f"bits must be 0 or 1, got {b!r}")
-    return int(b)
+def _not_a_bit(b: object) -> ValueError:
+    return ValueError(f"bits must be 0 or 1, got {b!r}")
 
 
 def prefix_reject(bits: Iterable[int], m: int) -> Iterator[int]:
@@ -71,7 +70,12 @@ def prefix_reject(bits: Iterable[int], m: int) -> Iterator[int]:
             b = next(it, None)
             if b is None:
                 return
-            value = value << 1 | _bit(b)
+            if b == 1:  # the bit's check inline: the loop runs once a bit
+                value = value << 1 | 1
+            elif b == 0:
+                value <<= 1
+            else:
+                raise _not_a_bit(b)
             if value << (k - read) >= m:
                 break
         else:
@@ -88,7 +92,12 @@ def plain_reject(bits: Iterable[int], m: int) -> Iterator[int]:
             b = next(it, None)
             if b is None:
                 return
-            value = value << 1 | _bit(b)
+            if b == 1:
+                value = value << 1 | 1
+            elif b == 0:
+                value <<= 1
+            else:
+                raise _not_a_bit(b)
         if value < m:
             yield value
 
@@ -140,6 +149,9 @@ def expected_bits_per_value(method: Method, m: int) -> Fraction:
     return reads / q
 
 
+_BITS = bytes.maketrans(b"01", b"\x00\x01")
+
+
 def bits_per_value(method: Method, m: int, nbits: int, seed: int) -> float:
     """Measured bits per value: ``nbits`` bits of ``random.Random(seed).getrandbits``.
 
@@ -151,19 +163,13 @@ def bits_per_value(method: Method, m: int, nbits: int, seed: int) -> float:
     if isinstance(nbits, bool) or not isinstance(nbits, int) or nbits < 1:
         raise ValueError(f"nbits must be an integer >= 1, got {nbits!r}")
     stream = format(random.Random(seed).getrandbits(nbits), f"0{nbits}b")
-    consumed = 0
-
-    def counted() -> Iterator[int]:
-        nonlocal consumed
-        for ch in stream:
-            consumed += 1
-            yield 1 if ch == "1" else 0
-
+    # the bits as bytes 0 and 1; what the iterator has left tells what was read
+    bits = iter(stream.encode("ascii").translate(_BITS))
     values = 0
     used = 0
-    for _ in scale(counted(), m):
+    for _ in scale(bits, m):
         values += 1
-        used = consumed
+        used = nbits - operator.length_hint(bits)
     if values == 0:
         raise ValueError(f"{nbits} bits gave no value for m = {m}")
     return used / values

@@ -118,39 +118,52 @@ def steady_state(
     _check_supported(system)
     if _memoryless(system):
         raise ValueError("dice remember nothing: their offsets have no steady state")
-    states: dict[Offsets, System] = {}
-    moves: dict[Offsets, list[tuple[float, Offsets]]] = {}
+    # the states by number, in the order found: the iteration's dicts are keyed
+    # by int (a tuple's hash is computed at every look-up), in the same order
+    # as by the offsets themselves, so every sum adds the same terms in turn
+    keys: list[Offsets] = []
+    ids: dict[Offsets, int] = {}
+    moves: list[list[tuple[float, int]] | None] = []
 
-    def step_from(key: Offsets) -> list[tuple[float, Offsets]]:
-        found = moves.get(key)
+    def number(key: Offsets) -> int:
+        found = ids.get(key)
         if found is None:
-            state = states.get(key)
-            if state is None:
-                state = states[key] = _build(system, key)
+            found = ids[key] = len(keys)
+            keys.append(key)
+            moves.append(None)
+        return found
+
+    def step_from(i: int) -> list[tuple[float, int]]:
+        found = moves[i]
+        if found is None:
+            state = _build(system, keys[i])
             found = []
             for outcome, q in enumerate(state.probs()):
                 if q > 0.0:
-                    found.append((q, tuple(sorted(_offsets(state.after(outcome))))))
-            moves[key] = found
+                    found.append((q, number(tuple(sorted(_offsets(state.after(outcome)))))))
+            moves[i] = found
         return found
 
-    dist: dict[Offsets, float] = {tuple(sorted(_offsets(system))): 1.0}
+    dist: dict[int, float] = {number(tuple(sorted(_offsets(system)))): 1.0}
     lost = 0.0
     for steps in range(1, max_steps + 1):
-        nxt: dict[Offsets, float] = {}
-        for key, p in dist.items():
-            nxt[key] = nxt.get(key, 0.0) + 0.5 * p
-            for q, to in step_from(key):
-                nxt[to] = nxt.get(to, 0.0) + 0.5 * p * q
-        for key in [k for k, p in nxt.items() if p < floor]:
-            lost += nxt.pop(key)
-        moved = math.fsum(abs(p - dist.get(k, 0.0)) for k, p in nxt.items()) + math.fsum(
-            p for k, p in dist.items() if k not in nxt
+        nxt: dict[int, float] = {}
+        get = nxt.get
+        for i, p in dist.items():
+            half = 0.5 * p
+            nxt[i] = get(i, 0.0) + half
+            for q, to in step_from(i):
+                nxt[to] = get(to, 0.0) + half * q
+        for i in [i for i, p in nxt.items() if p < floor]:
+            lost += nxt.pop(i)
+        old = dist.get
+        moved = math.fsum([abs(p - old(i, 0.0)) for i, p in nxt.items()]) + math.fsum(
+            [p for i, p in dist.items() if i not in nxt]
         )
         dist = nxt
         if moved < tol:
             total = math.fsum(dist.values())
-            ranked = sorted(((p / total, k) for k, p in dist.items()), reverse=True)
+            ranked = sorted(((p / total, keys[i]) for i, p in dist.items()), reverse=True)
             return SteadyState(tuple(ranked), lost, steps)
     raise ValueError(f"the offsets did not settle within {max_steps} steps")
 
