@@ -140,6 +140,7 @@ def pytester(pytester: pytest.Pytester) -> pytest.Pytester:
     below 9.2 (pyproject's dev extra)."""
     import kept_modules
 
+    assert hasattr(pytester, "_Pytester__take_sys_modules_snapshot"), "pytester changed"
     pytester._sys_modules_snapshot = kept_modules.snapshot()  # type: ignore[attr-defined]
     pytester._Pytester__take_sys_modules_snapshot = kept_modules.snapshot  # type: ignore[attr-defined]
     return pytester

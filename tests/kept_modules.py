@@ -9,12 +9,17 @@ those objects are no longer instances of."""
 
 from __future__ import annotations
 
+import re
+
 from _pytest.pytester import SysModulesSnapshot
 
 
 def kept(name: str) -> bool:
-    """Whether the module ``name`` stays loaded: fairdie's, and what pytester
-    itself keeps (zope, readline)."""
+    """Whether the module ``name`` stays loaded: fairdie's but for its subjects'
+    suites (test modules, which an inner session imports under its own options),
+    and what pytester itself keeps (zope, readline)."""
+    if re.match(r"fairdie\.subjects\.\w+\.suite(\.|$)", name):
+        return False
     return name == "fairdie" or name.startswith(("fairdie.", "zope", "readline"))
 
 

@@ -86,6 +86,8 @@ def test_a_run_stops_at_each_write_with_what_it_writes(chip: Chip) -> None:
         assert flight is not None
         assert (flight.address, flight.old, flight.new) == (w.address, w.old, w.new)
         assert flight.mode == MODES[w.mode]
+        # the same write as numbers, for loops that ask at every instruction
+        assert chip.eeprom_flight() == (w.address, w.old, w.new, w.mode, w.done)
 
 
 def test_a_run_to_an_event_stops_there(chip: Chip) -> None:

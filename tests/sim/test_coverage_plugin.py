@@ -3,10 +3,12 @@ xdist workers, written as asked, summed up at the end, and held to a floor."""
 
 from __future__ import annotations
 
+from xml.etree import ElementTree
+
 import pytest
 from xdist_run import COV_TESTS, SHARED, Run
 
-# The inner runs share this process: import the engine once (see test_plugin.py).
+# The inner runs share this process: the engine loaded before any (see test_plugin.py).
 import fairdie.sim._chip  # noqa: F401
 from fairdie.coverage import CoverageSet
 
@@ -30,7 +32,11 @@ def test_two_workers_count_what_one_process_counts(
         pytester, "-n", "0", "--fairdie-cov=json:serial.json", "--fairdie-cov=lcov:a.info"
     )
     assert serial.ret == 0, serial.stdout.str()
-    assert xdist_run.ret == 1, xdist_run.out[-3000:]  # the chip test fails, no other
+    assert xdist_run.ret == 1, xdist_run.out[-3000:]  # the chip test fails, no other:
+    cases = ElementTree.parse(xdist_run.junit).getroot().iter("testcase")
+    failed = {c.get("name"): c.find("failure") is not None for c in cases}
+    assert {n for n, f in failed.items() if f} == {"test_pb0"}, failed
+    assert sum(n.startswith(("test_loops", "test_interrupt", "test_after")) for n in failed) == 5
     one = CoverageSet.load(pytester.path / "serial.json")
     two = CoverageSet.load(xdist_run.path / "parallel.json")
     assert len(one) == 4  # four builds of cov_c

@@ -199,3 +199,21 @@ def test_a_run_ends_on_its_deadline_when_a_sleep_starts_on_it(button_die_hex: Pa
     # at most an interrupt entry and one instruction past it
     assert max(_overshoots(button_die_hex, set(SIMAVR_FIXES))) <= 8
     assert max(_overshoots(button_die_hex, set(SIMAVR_FIXES) - {"sleep"})) > 100
+
+
+def test_a_restored_device_counts_its_leds_from_the_power_on_before_the_snapshot() -> None:
+    """Device.restore: what an eye sees after it is what it saw in the run the
+    snapshot came from, not what the power-on since would let it see."""
+    die = Die(board="die-direct", seed=3)
+    die.roll()
+    die.power_on()
+    die.chip.run(seconds=0.3)  # its face lit, then a snapshot
+    snap = die.chip.snapshot()
+    die.chip.run(seconds=0.2)
+    seen, shown = die.lit(), die.chip.cycle
+    assert seen
+    die.power_off()
+    die.power_on()  # later than the cycle the snapshot reads again
+    die.restore(snap)
+    die.chip.run(to_cycle=shown)
+    assert die.lit() == seen

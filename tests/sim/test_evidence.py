@@ -14,8 +14,7 @@ import pytest
 from simsupport import read_vcd
 from xdist_run import SHARED, Run
 
-# Imported here, once: pytester drops the modules an inner run imported (see
-# test_plugin.py), and the engine must stay the one the compiled module calls.
+# Loaded before any inner run (see test_plugin.py).
 import fairdie.cli
 import fairdie.subjects.die._die
 

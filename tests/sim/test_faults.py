@@ -4,6 +4,7 @@ the quick tier, the seed's storage does not, and every violation replays."""
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from quick_runs import CUTS, HOSTILE, SHARED, quick
@@ -20,6 +21,7 @@ from fairdie.subjects.die.faults import (
     run_faults,
 )
 from fairdie.subjects.die.faults._cuts import CLEAR_S, PRESS_S, QUICK_TORN
+from fairdie.subjects.die.faults._images import start_images
 from fairdie.subjects.die.faults._rig import Rig
 
 pytestmark = [pytest.mark.sim, SHARED]
@@ -99,6 +101,21 @@ def test_a_fine_replay_finds_nothing(fair):
     codes = "".join(f"{c:03x}" for c in w.codes)
     text = f"G1~die-direct~direct~{'ff' * 64}~{codes}~c{w.writes[-1].cycle - w.start}t00"
     assert replay(text) == []
+
+
+@pytest.mark.parametrize("board", ["die-direct", "die-charlieplex"])
+def test_a_boot_from_the_shared_prefix_is_the_whole_boot(board):
+    """Rig.boot's shortcut (the chip where the firmware first reads its EEPROM,
+    the image stored there) lights the same face at the same cycle, stores the
+    same image and reads the same codes as a boot run whole."""
+    short, whole = Rig(Target(board=board)), Rig(Target(board=board))
+    whole._prefix = None  # made: none, so every boot runs whole
+    assert short._boot_prefix() is not None
+    rng = random.Random(board)
+    images = [image for _, image in start_images(short.model)[:16]]
+    images += [rng.randbytes(short.size) for _ in range(8)]
+    for image in images:
+        assert short.boot(image) == whole.boot(image), image.hex()
 
 
 def test_a_rebase_cut_in_its_4th_write_is_caught():

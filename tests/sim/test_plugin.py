@@ -15,9 +15,9 @@ import pytest
 from hypothesis import settings
 from xdist_run import OTHER_BUILDS, SHARED, Run
 
-# The inner runs share this process. Import the engine here, once: pytester
-# drops the modules an inner run imported, and a second copy of the engine
-# module would answer the compiled module's callbacks for chips it never made.
+# The inner runs share this process: the engine is loaded before any of them
+# (fairdie's modules then stay loaded, tests/kept_modules.py; numpy, which the
+# chip imports, cannot be loaded twice in one process).
 import fairdie.subjects.die._die  # noqa: F401
 from fairdie.toolchain import build, firmware_dir
 

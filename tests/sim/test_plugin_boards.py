@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-# Import the engine here, once (see tests/sim/test_plugin.py).
+# The engine loaded before any inner run (see tests/sim/test_plugin.py).
 import fairdie.subjects.die._die  # noqa: F401
 from fairdie.board import shipped_board_file
 from fairdie.toolchain import build

@@ -16,7 +16,7 @@ import pytest
 from simsupport import run
 from test_evidence import properties
 
-# Imported here, once: pytester drops the modules an inner run imported.
+# Loaded before any inner run (see test_plugin.py).
 import fairdie.subjects.die._die  # noqa: F401
 from fairdie.toolchain import build
 

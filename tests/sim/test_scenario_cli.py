@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-# The inner pytest runs share this process. Import the engine and the runner
-# here, once: pytester drops the modules an inner run imported, and a second
-# copy of the engine would answer the compiled module's callbacks.
+# The inner pytest runs share this process: the engine and the runner are
+# loaded before any of them (see test_plugin.py).
 import fairdie.scenario._run
 import fairdie.sim._chip
 from fairdie._run_cli import run_main

@@ -15,10 +15,8 @@ from collections.abc import Callable
 
 import pytest
 
-# The inner runs share this process. Import the engine here, once: pytester
-# drops the modules an inner run imported, and a second copy of the engine
-# module would answer the compiled module's callbacks for chips it never made
-# (and numpy, which the chip imports, cannot be loaded twice in one process).
+# The inner runs share this process: the engine is loaded before any of them
+# (see test_plugin.py).
 import fairdie.sim._chip
 import fairdie.subjects.silver_dollar._game  # noqa: F401
 from fairdie.sim import load_firmware

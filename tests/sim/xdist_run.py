@@ -82,16 +82,12 @@ class Run:
     firmware: Path
 
 
-_RUNS: list[Run] = []
-
-
 def run_under_xdist(where: Path, cache: Path) -> Run:
-    """The session, once a process: the die suite's tests of other builds on
-    our direct build (seed 5), :data:`COV_TESTS` and :data:`CHIP_TEST`, on two
-    workers, with a JUnit XML, coverage to JSON and evidence to ``ev``; what
-    they build, they build into ``cache``."""
-    if _RUNS:
-        return _RUNS[0]
+    """The session (run once a process by the session fixture ``xdist_run``):
+    the die suite's tests of other builds on our direct build (seed 5),
+    :data:`COV_TESTS` and :data:`CHIP_TEST`, on two workers, with a JUnit XML,
+    coverage to JSON and evidence to ``ev``; what they build, they build into
+    ``cache``."""
     firmware = build("die_t13a", variant="direct").hex
     (where / "test_cov.py").write_text(COV_TESTS)
     (where / "test_chip.py").write_text(CHIP_TEST)
@@ -136,5 +132,4 @@ def run_under_xdist(where: Path, cache: Path) -> Run:
         # the suite's) go, or a later inner session's test_cov.py would clash
         modules.restore()
         sys.path[:] = path
-    _RUNS.append(Run(ret, out.getvalue(), where, junit, firmware))
-    return _RUNS[0]
+    return Run(ret, out.getvalue(), where, junit, firmware)

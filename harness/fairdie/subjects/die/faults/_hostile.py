@@ -29,7 +29,7 @@ from fairdie.subjects.die.faults._images import (
     walk,
 )
 from fairdie.subjects.die.faults._rig import Target
-from fairdie.subjects.die.faults._verdict import judge_press, rule_step
+from fairdie.subjects.die.faults._verdict import judge_press, rolls_from_digest, rule_step
 from fairdie.subjects.die.faults._work import Unit, Work, rig_for
 
 if TYPE_CHECKING:
@@ -216,8 +216,7 @@ def recovery(
     for k in range(_RECOVERY_LIMIT):
         drawn, n, digest = draw_press(model, rng, host)
         # the codes made a tuple only where read: the fair rule rolls from the digest
-        fair = digest is not None and model.name == "fair"
-        codes = () if fair else tuple(drawn[:n])
+        codes = () if rolls_from_digest(model, digest) else tuple(drawn[:n])
         want = rule_step(model, state, codes, digest)[1]
         if host is None or digest is None:
             after = model.press(image, codes)[1]

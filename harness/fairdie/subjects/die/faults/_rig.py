@@ -203,7 +203,9 @@ class Rig:
         the press stored (I4: a face within BOOT_LIMIT_S). Where the firmware
         reads its EEPROM only after a prefix that is the same for every image
         (:meth:`_boot_prefix`), the boot starts from the chip at the prefix's
-        end with ``image`` stored: the same run, cycle for cycle."""
+        end with ``image`` stored: the same run, cycle for cycle (but for what
+        the power-on left in SRAM and the registers, which is the prefix's:
+        it matters only to a firmware that reads memory it never wrote)."""
         chip = self.chip
         prefix = self._boot_prefix()
         if prefix is None:
@@ -230,10 +232,12 @@ class Rig:
         its noise first (fair.S) and then loads its store (``store_load``).
         Made once, from an erased chip and from one of all zeros, from the same
         chip state: the CPU's registers, I/O and SRAM must be the same byte for
-        byte, and the codes read (else the prefix read the EEPROM, and boots run
-        whole: None). The two images differ in every bit, so a read in the
+        byte, and the codes read, and each EEPROM must still hold its image with
+        no write in flight (else the prefix read or wrote the EEPROM, and boots
+        run whole: None). The two images differ in every bit, so a read in the
         prefix would leave at least EEDR (in I/O) different, unless the
-        firmware wrote EEDR again before ``store_load``."""
+        firmware wrote EEDR again before ``store_load``; a write would change
+        at least one of the two images."""
         if self._prefix is not False:
             return self._prefix
         self._prefix = None
@@ -250,6 +254,9 @@ class Rig:
             start = chip.cycle
             stop = chip.run(to_cycle=start + chip.cycles_for(BOOT_LIMIT_S), until=_AT_PREFIX_END)
             if not stop & StopReason.PC:
+                chip.power_off()
+                return None
+            if chip.eeprom != image or chip.eeprom_flight() is not None:  # it wrote
                 chip.power_off()
                 return None
             # what the CPU holds (registers, I/O, SRAM), where it is, what it read

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from fairdie.subjects.die._model_host import HostModel
     from fairdie.subjects.die.faults._rig import Boot
 
-__all__ = ["Expect", "Violation", "judge_boot", "judge_model", "rule_step"]
+__all__ = ["Expect", "Violation", "judge_boot", "judge_model", "rolls_from_digest", "rule_step"]
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,20 @@ class Violation:
         return {"invariant": self.invariant, "replay": self.replay, "detail": self.detail}
 
 
+def rolls_from_digest(model: DieModel, digest: int | None) -> bool:
+    """Whether :func:`rule_step` rolls from ``digest`` (the fair rule, given
+    one) instead of stepping the model on the codes."""
+    return digest is not None and model.name == "fair"
+
+
 def rule_step(
     model: DieModel, state: bytes, codes: Sequence[int], digest: int | None = None
 ) -> tuple[int | None, bytes]:
     """``model.step(state, codes)``. Given ``digest``, what the model in C
     takes of the codes (``HostModel.digest``: the fair rule's fresh bits, -1
     when the health tests fail), the fair rule rolls from it in Python
-    rather than sampling the codes again."""
-    if digest is None or model.name != "fair":
+    rather than sampling the codes again (then the codes are not read)."""
+    if digest is None or not rolls_from_digest(model, digest):
         return model.step(state, codes)
     if digest < 0:
         return None, _fair.canonical(state)
