@@ -123,11 +123,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = config.rootpath
     first = {i: n for n, i in enumerate(FIRST)}
 
+    @functools.cache
+    def named(path: Path) -> str:  # once per module: resolving is a system call per part
+        path = path.resolve()
+        return path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
+
     def rank(item: pytest.Item) -> int:
-        path = Path(str(item.fspath)).resolve()
-        name = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
         grouped = item.get_closest_marker("xdist_group") is not None
-        return first.get(name, len(FIRST) + (0 if grouped else 1))
+        return first.get(named(item.path), len(FIRST) + (0 if grouped else 1))
 
     items.sort(key=rank)  # stable: each module keeps its own order
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,9 @@ TEST_FIRMWARE = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "f
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).resolve().parent
+    inside = functools.cache(lambda path: here in path.resolve().parents)  # once per module
     for item in items:
-        if here in Path(str(item.fspath)).resolve().parents:
+        if inside(item.path):
             item.add_marker(pytest.mark.sim)
 
 
