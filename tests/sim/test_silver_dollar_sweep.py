@@ -37,15 +37,17 @@ def test_the_numbers_depend_on_the_seed_not_the_jobs() -> None:
 def test_a_device_that_always_takes_the_first_win_fails_the_sweep(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["--variant", "mutant-first-win", "--trials", "15", "--games", "1", "--players", "1"]
-    # seed 0's sample of 8 positions has one with a choice (its sample of 16
-    # had one too): the device's single reply there fails its uniformity test
+    # the replies alone (no games: the mutant's fault is in its choice of
+    # reply): seed 0's sample of 8 positions has one with a choice (its sample
+    # of 16 had one too), where the device's single reply fails its uniformity test
+    argv = ["--variant", "mutant-first-win", "--trials", "15", "--games", "0", "--players", "0"]
     rc = sweep_main([*argv, "--positions", "8", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert rc == 1 and not out["passed"]
     assert out["replies"]["wrong"] == 0 and out["replies"]["not_uniform"] >= 1
     assert out["replies"]["positions"] == 8
     assert "not uniform" in out["replies"]["first_not_uniform"][0]
+    assert out["starts"]["games"] == 0 and out["players"]["perfect"]["games"] == 0
 
 
 def test_bad_sizes_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

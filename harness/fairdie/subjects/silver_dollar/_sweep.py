@@ -247,17 +247,17 @@ def _parser() -> Parser:
     )
     p.add_argument(
         "--games",
-        type=int_in(1, 1_000_000),
+        type=int_in(0, 1_000_000),
         default=d.games,
         metavar="N",
-        help=f"games from power-on whose starts are read (default {d.games})",
+        help=f"games from power-on whose starts are read (default {d.games}; 0: none)",
     )
     p.add_argument(
         "--players",
-        type=int_in(1, 100_000),
+        type=int_in(0, 100_000),
         default=d.players,
         metavar="M",
-        help=f"games of each scripted player (default {d.players})",
+        help=f"games of each scripted player (default {d.players}; 0: none)",
     )
     p.add_argument(
         "--positions",
