@@ -352,6 +352,28 @@ def _hashed_files(target: Target, simavr_include: Path | None) -> dict[str, byte
     return files
 
 
+def _fuse_field(elf: Path) -> str | None:
+    """The fuse bytes an ELF declares, as an entry's ``build.json`` keeps them."""
+    fb = elf_fuse_bytes(elf)
+    return None if fb is None else fb.hex()
+
+
+def _meta_text(meta: Mapping[str, Any]) -> str:
+    return json.dumps(meta, indent=1) + "\n"
+
+
+def _rewrite_meta(final: Path, meta: Mapping[str, Any]) -> None:
+    """Replace an entry's ``build.json`` atomically (a reader sees the old or
+    the new, both valid); a cache it cannot write to is left as it is."""
+    tmp = final / f"{TMP_PREFIX}{_META}-{os.getpid()}"
+    try:
+        tmp.write_text(_meta_text(meta), encoding="utf-8")
+        os.replace(tmp, final / _META)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
 def _load(final: Path, target: Target, variant: str | None, key: str) -> Build | None:
     try:
         meta = json.loads((final / _META).read_text(encoding="utf-8"))
@@ -360,7 +382,10 @@ def _load(final: Path, target: Target, variant: str | None, key: str) -> Build |
             {str(k): int(v) for k, v in meta["sections"].items()}
         )
         budget = target.budget
-        fuse = meta["fuse"] if "fuse" in meta else elf_fuse_bytes(final / f"{out}.elf")
+        if "fuse" not in meta:  # an entry older than the fuses' record: record them now
+            meta["fuse"] = _fuse_field(final / f"{out}.elf")
+            _rewrite_meta(final, meta)
+        fuse = meta["fuse"]
         return Build(
             elf=final / f"{out}.elf",
             hex=final / f"{out}.hex",
@@ -492,9 +517,9 @@ def build(
             "defines": all_defines,
             "flags": {"c": flags.c, "cxx": flags.cxx, "ld": flags.ld, "libs": flags.libs},
             "sections": elf_sections(elf),
-            "fuse": None if (fb := elf_fuse_bytes(elf)) is None else fb.hex(),
+            "fuse": _fuse_field(elf),
         }
-        (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        (tmp / _META).write_text(_meta_text(meta), encoding="utf-8")
         publish(tmp, final)
         result = _load(final, tgt, name, key)
         if result is None:
