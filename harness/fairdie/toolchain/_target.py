@@ -170,6 +170,12 @@ def firmware_dir() -> Path:
     env = os.environ.get("FAIRDIE_FIRMWARE_DIR")
     if env:
         return Path(env).expanduser()
+    return _package_firmware()
+
+
+@functools.cache
+def _package_firmware() -> Path:
+    """``fairdie/firmware/``, resolved once: the package does not move while it runs."""
     return Path(__file__).resolve().parent.parent / "firmware"
 
 
