@@ -133,8 +133,11 @@ def _build_key(cache: str) -> str:
 
 
 def test_parallel_builds_share_one_entry(tmp_path: Path) -> None:
-    with ProcessPoolExecutor(4) as pool:
-        keys = set(pool.map(_build_key, [str(tmp_path)] * 8))
+    # two processes start on the empty cache at once: both compile (a compile
+    # takes far longer than their start apart), and the second to publish
+    # meets the first's entry; more would only race the same way again
+    with ProcessPoolExecutor(2) as pool:
+        keys = set(pool.map(_build_key, [str(tmp_path)] * 2))
     assert len(keys) == 1
     assert [p.name for p in tmp_path.iterdir()] == [keys.pop()]
 
