@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairdie.errors import ToolchainError
 
-from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
+from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish, replace_text
 from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
 from ._target import (
     CXX_SUFFIXES,
@@ -358,22 +358,6 @@ def _fuse_field(elf: Path) -> str | None:
     return None if fb is None else fb.hex()
 
 
-def _meta_text(meta: Mapping[str, Any]) -> str:
-    return json.dumps(meta, indent=1) + "\n"
-
-
-def _rewrite_meta(final: Path, meta: Mapping[str, Any]) -> None:
-    """Replace an entry's ``build.json`` atomically (a reader sees the old or
-    the new, both valid); a cache it cannot write to is left as it is."""
-    tmp = final / f"{TMP_PREFIX}{_META}-{os.getpid()}"
-    try:
-        tmp.write_text(_meta_text(meta), encoding="utf-8")
-        os.replace(tmp, final / _META)
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-
-
 def _load(final: Path, target: Target, variant: str | None, key: str) -> Build | None:
     try:
         meta = json.loads((final / _META).read_text(encoding="utf-8"))
@@ -384,7 +368,7 @@ def _load(final: Path, target: Target, variant: str | None, key: str) -> Build |
         budget = target.budget
         if "fuse" not in meta:  # an entry older than the fuses' record: record them now
             meta["fuse"] = _fuse_field(final / f"{out}.elf")
-            _rewrite_meta(final, meta)
+            replace_text(final / _META, json.dumps(meta, indent=1) + "\n")
         fuse = meta["fuse"]
         return Build(
             elf=final / f"{out}.elf",
@@ -519,7 +503,7 @@ def build(
             "sections": elf_sections(elf),
             "fuse": _fuse_field(elf),
         }
-        (tmp / _META).write_text(_meta_text(meta), encoding="utf-8")
+        (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         publish(tmp, final)
         result = _load(final, tgt, name, key)
         if result is None:
