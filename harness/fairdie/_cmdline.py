@@ -5,6 +5,7 @@ reader that closed the pipe), and a progress bar that only a terminal sees."""
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shlex
@@ -14,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from fairdie._cov_cli import add_cov_option, check_cov, covering
 
@@ -33,6 +34,7 @@ __all__ = [
     "int_at_least",
     "int_in",
     "parse",
+    "parser_once",
     "progress_bar",
     "run_command",
     "run_stoppable",
@@ -107,6 +109,18 @@ def run_stoppable(body: Callable[[], int], prog: str = "fairdie") -> int:
 class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise BadInput(message)
+
+
+_Build = TypeVar("_Build", bound=Callable[..., argparse.ArgumentParser])
+
+
+def parser_once(build: _Build) -> _Build:
+    """A command's parser builder, run once a process for each set of its
+    (hashable) arguments: argparse formats each option as it is added, about
+    half a millisecond a command, most of what a refused command line costs.
+    Parsing changes no parser, so one serves every call; the builders read
+    no state that may change (the environment, the files)."""
+    return functools.cache(build)  # type: ignore[return-value]
 
 
 def int_in(lo: int, hi: int | None = None) -> Callable[[str], int]:

@@ -35,6 +35,7 @@ from fairdie._cmdline import (
     covering,
     int_in,
     parse,
+    parser_once,
     stopped,
 )
 from fairdie.errors import FairdieError
@@ -218,6 +219,11 @@ def run_command(
         return stopped(e)
 
 
+@parser_once
+def _run_parser() -> Parser:
+    return run_parser()
+
+
 def run_main(argv: list[str]) -> int:
     """``fairdie run ARGS``: the exit status."""
-    return run_command(run_parser(), argv)
+    return run_command(_run_parser(), argv)

@@ -10,7 +10,7 @@ from typing import Any
 from fairdie._files import read_input
 from fairdie.errors import FairdieError
 
-__all__ = ["MAX_TOML_BYTES", "read_toml"]
+__all__ = ["MAX_TOML_BYTES", "loads", "read_toml", "read_toml_text"]
 
 #: the largest TOML file read (a board, a scenario, a target): far more than any needs
 MAX_TOML_BYTES = 1 << 20
@@ -18,13 +18,16 @@ MAX_TOML_BYTES = 1 << 20
 
 def read_toml(path: Path, what: str, error: type[FairdieError]) -> dict[str, Any]:
     """The decoded file; ``what`` names it in errors ("board file", "scenario file")."""
-    source = str(path)
+    return loads(read_toml_text(path, what, error), str(path), error)
+
+
+def read_toml_text(path: Path, what: str, error: type[FairdieError]) -> str:
+    """The file's text, checked as :func:`read_toml` checks it, not yet decoded."""
     data = read_input(path, what, error, limit=MAX_TOML_BYTES)
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        raise error(f"{source}: not a {what} (not UTF-8 text)") from None
-    return loads(text, source, error)
+        raise error(f"{path}: not a {what} (not UTF-8 text)") from None
 
 
 def loads(text: str, source: str, error: type[FairdieError]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairdie._cmdline import Parser, parser_once
 from fairdie._files import check_output_file
 from fairdie.errors import FairdieError
 from fairdie.sim._types import EventKind, Level, PinChange
@@ -142,11 +143,9 @@ def summary(chip: Chip) -> dict[str, int]:
     return out
 
 
-def trace_main(argv: list[str]) -> int:
-    """``fairdie trace FIRMWARE --vcd FILE [the options of fairdie run]``:
-    run exactly as ``fairdie run`` does, then write the run as a VCD file.
-    The exit status is ``fairdie run``'s."""
-    from fairdie._run_cli import run_command, run_parser
+@parser_once
+def _trace_parser() -> Parser:
+    from fairdie._run_cli import run_parser
 
     p = run_parser(
         "fairdie trace",
@@ -155,6 +154,16 @@ def trace_main(argv: list[str]) -> int:
         " and its mode, EEPROM writes, ADC conversions, power.",
     )
     p.add_argument("--vcd", type=Path, required=True, metavar="FILE", help="the VCD file to write")
+    return p
+
+
+def trace_main(argv: list[str]) -> int:
+    """``fairdie trace FIRMWARE --vcd FILE [the options of fairdie run]``:
+    run exactly as ``fairdie run`` does, then write the run as a VCD file.
+    The exit status is ``fairdie run``'s."""
+    from fairdie._run_cli import run_command
+
+    p = _trace_parser()
     replay = shlex.join(["fairdie", "trace", *argv])
 
     def check(a: argparse.Namespace) -> None:

@@ -19,17 +19,24 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from fairdie._cmdline import Parser, run_command, run_stoppable
+from fairdie._cmdline import Parser, parser_once, run_command, run_stoppable
 
 __all__ = ["CORE", "Entry", "main", "registry"]
 
 
-def _build_main(argv: list[str]) -> int:
-    from fairdie.toolchain import add_build_arguments, run_build_command
+@parser_once
+def _build_parser() -> Parser:
+    from fairdie.toolchain import add_build_arguments
 
     p = Parser(prog="fairdie build", description="Build a firmware target; print paths and sizes.")
     add_build_arguments(p)  # the same command as python -m fairdie.toolchain
-    return run_command(p, argv, run_build_command)
+    return p
+
+
+def _build_main(argv: list[str]) -> int:
+    from fairdie.toolchain import run_build_command
+
+    return run_command(_build_parser(), argv, run_build_command)
 
 
 def _verify_main(argv: list[str]) -> int:

@@ -120,6 +120,22 @@ def test_load_board_errors() -> None:
         load_board(Path("/nonexistent/board.toml"))
 
 
+def test_a_board_file_is_loaded_as_it_is_now(tmp_path: Path) -> None:
+    """Parsed boards are kept by their text: a file edited in place (same size,
+    perhaps the same mtime) loads as edited, a bad one is refused every time."""
+    good = HEADER + _led("a", "PB0", "GND")
+    bad = good.replace("vcc_mv = 3000", "vcc_mv = 9000")
+    path = _write(tmp_path, good)
+    first = load_board(path)
+    assert load_board(str(path)) is load_board(path) == first  # one parse
+    for _ in range(2):
+        path.write_text(bad, encoding="utf-8")
+        with pytest.raises(BoardError, match=r"vcc_mv"):
+            load_board(path)
+        path.write_text(good, encoding="utf-8")
+        assert load_board(path) == first
+
+
 def test_invalid_toml(tmp_path: Path) -> None:
     path = _write(tmp_path, HEADER + "x = \n")
     with pytest.raises(BoardError, match=r"board\.toml: not valid TOML") as e:

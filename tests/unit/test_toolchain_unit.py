@@ -202,6 +202,21 @@ def test_bad_target_toml(text: str, message: str, tmp_path: Path) -> None:
     assert "\n" not in str(info.value)
 
 
+def test_a_target_is_loaded_as_its_file_is_now(tmp_path: Path) -> None:
+    """Parsed targets are kept by their text: a target.toml edited in place
+    (same size) loads as edited, a bad one is refused every time."""
+    toml, bad = tmp_path / "target.toml", MINIMAL.replace("attiny85", "attiny-5")
+    toml.write_text(MINIMAL)
+    first = load_target(tmp_path)
+    assert load_target(tmp_path) is first and first.mcu == "attiny85"
+    for _ in range(2):
+        toml.write_text(bad)
+        with pytest.raises(ToolchainError, match="mcu must be a name"):
+            load_target(tmp_path)
+        toml.write_text(MINIMAL)
+        assert load_target(tmp_path) == first
+
+
 def test_minimal_target_toml_defaults(tmp_path: Path) -> None:
     t = parse_target_toml(MINIMAL, tmp_path)
     assert (t.name, t.output, t.budget, t.variants) == (tmp_path.name, tmp_path.name, None, ())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from fairdie._toml import loads, read_toml
+from fairdie._toml import loads, read_toml_text
 from fairdie.board._analog import parse_analog
 from fairdie.board._buttons import parse_buttons
 from fairdie.board._fields import (
@@ -404,8 +404,10 @@ def _shipped() -> dict[str, Path]:
 
     found: dict[str, Path] = {}
     for folder in board_folders():
-        for f in sorted(folder.glob("*.toml")):
-            found.setdefault(f.stem, f)
+        for entry in sorted(os.listdir(folder)):  # as folder.glob("*.toml"), at a fifth the cost
+            if entry.endswith(".toml"):
+                f = folder / entry
+                found.setdefault(f.stem, f)
     return found
 
 
@@ -429,7 +431,7 @@ def load_board(path_or_name: str | Path) -> Board:
     name of a shipped board. Raises :class:`BoardError`.
     """
     name = path_or_name.removesuffix(".toml") if isinstance(path_or_name, str) else ""
-    shipped = shipped_boards()
+    shipped = _shipped()
     # a name, unless a file (or a FIFO, a folder: refused as a board file) is there
     if isinstance(path_or_name, str) and not (
         Path(path_or_name).is_file() or (name not in shipped and os.path.lexists(path_or_name))
@@ -439,26 +441,28 @@ def load_board(path_or_name: str | Path) -> Board:
                 raise BoardError(f"{path_or_name}: no such board file")
             raise BoardError(
                 f"{path_or_name}: no such board file or shipped board"
-                f" (shipped: {', '.join(shipped) or 'none'})"
+                f" (shipped: {', '.join(sorted(shipped)) or 'none'})"
             )
-        entry = shipped_board_file(name)
+        entry = shipped[name]
         source = f"{name}.toml (shipped)"
         try:
             text = entry.read_text(encoding="utf-8")
         except OSError as e:
             raise BoardError(f"{source}: cannot read: {e.strerror or e}") from None
-        from fairdie.subjects import board_sections
-
-        return _parse_shipped(text, source, tuple(board_sections().items()))
     else:
         path = Path(path_or_name)
         source = str(path)
-        data = read_toml(path, "board file", BoardError)
-    return parse_board(data, source=source)
+        text = read_toml_text(path, "board file", BoardError)
+    from fairdie.subjects import board_sections
+
+    return _parsed(text, source, tuple(board_sections().items()))
 
 
-@functools.lru_cache(maxsize=16)
-def _parse_shipped(text: str, source: str, sections: tuple[tuple[str, Any], ...]) -> Board:
-    """A shipped board, parsed once per text and set of subjects' sections (the
-    game's board is 40 KB of TOML: 30 ms a parse); a Board is immutable."""
+@functools.lru_cache(maxsize=64)
+def _parsed(text: str, source: str, sections: tuple[tuple[str, Any], ...]) -> Board:
+    """A board file parsed once per text, name and set of subjects' sections:
+    the file is read (and checked) on every load, so an edited one is parsed
+    again and a bad one, never kept, is refused every time (the game's board
+    is 40 KB of TOML: 30 ms a parse). A Board is immutable.
+    """
     return parse_board(loads(text, source, BoardError), source=source)

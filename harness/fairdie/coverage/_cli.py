@@ -14,6 +14,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from fairdie._cmdline import parser_once
 from fairdie.coverage import check_output
 from fairdie.coverage._data import CoverageSet
 
@@ -69,6 +70,7 @@ def report(
     return format_summary(summarise(rep))
 
 
+@parser_once
 def _parser() -> argparse.ArgumentParser:
     from fairdie._cmdline import Parser, add_force_option
 

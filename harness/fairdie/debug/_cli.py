@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fairdie._cmdline import SEED, BadInput, Parser, Terminated, int_in, stopped
+from fairdie._cmdline import SEED, BadInput, Parser, Terminated, int_in, parser_once, stopped
 from fairdie.errors import FairdieError
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def _port(text: str) -> int:
     return v
 
 
+@parser_once
 def _parser() -> Parser:
     p = Parser(
         prog=PROG,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tomllib
@@ -169,6 +170,12 @@ def firmware_dir() -> Path:
     env = os.environ.get("FAIRDIE_FIRMWARE_DIR")
     if env:
         return Path(env).expanduser()
+    return _package_firmware()
+
+
+@functools.cache
+def _package_firmware() -> Path:
+    """``fairdie/firmware/``, resolved once: the package does not move while it runs."""
     return Path(__file__).resolve().parent.parent / "firmware"
 
 
@@ -186,6 +193,17 @@ def shipped_targets() -> dict[str, Path]:
     return found
 
 
+def _shipped_target(name: str) -> Path | None:
+    """``shipped_targets().get(name)`` without listing every folder: the
+    first root holding ``name/target.toml``."""
+    from fairdie.subjects import firmware_folders
+
+    for root in (firmware_dir(), *firmware_folders()) if name else ():
+        if (root / name / TARGET_FILE).is_file():
+            return root / name
+    return None
+
+
 def resolve_target(target: str | Path) -> Path:
     """The absolute folder ``target`` names (the rule of :mod:`fairdie.toolchain`).
 
@@ -199,7 +217,7 @@ def resolve_target(target: str | Path) -> Path:
     path = Path(target).expanduser()
     text = str(target)
     if isinstance(target, str) and not any(c in text for c in ("/", os.sep)) and text[:1] != ".":
-        shipped = shipped_targets().get(text)
+        shipped = _shipped_target(text)
         if shipped is not None and (shipped.is_dir() or not path.is_dir()):
             path = shipped
         elif not path.is_dir():
@@ -391,6 +409,14 @@ def load_target(target: str | Path) -> Target:
         text = read_input(toml, "target file", ToolchainError, limit=MAX_TOML_BYTES).decode()
     except UnicodeDecodeError:
         raise ToolchainError(f"{toml}: not UTF-8 text") from None
+    return _parsed_target(text, path)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_target(text: str, path: Path) -> Target:
+    """:func:`parse_target_toml`, once per text and folder: the file is read
+    (and checked) on every load, so an edited one is parsed again, and a bad
+    one, never kept, is refused every time; a Target is immutable."""
     return parse_target_toml(text, path)
 
 

@@ -33,6 +33,7 @@ from fairdie._cmdline import (
     add_spread_options,
     check_cov,
     covering,
+    parser_once,
     progress_bar,
     stopped,
 )
@@ -148,16 +149,21 @@ def format_verdict(out: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+@parser_once
+def _command_parser(checks: tuple[str, ...], subjects: tuple[Checks, ...]) -> Parser:
+    return _parser(checks, subjects)
+
+
 def verify_main(argv: list[str]) -> int:
     """Run ``fairdie verify`` with ``argv``; the exit status."""
     from fairdie.verify._check import Options
     from fairdie.verify._report import check_report_folder, write_report
     from fairdie.verify._run import all_checks, subject_checks, total_units, verify
 
-    names = [c.name for c, _ in all_checks()]
+    names = tuple(c.name for c, _ in all_checks())
     subjects = subject_checks()
     try:
-        args = _parser(names, subjects).parse_args(argv)
+        args = _command_parser(names, subjects).parse_args(argv)
     except BadInput as e:
         print(f"fairdie: error: {e}", file=sys.stderr)
         return 2

@@ -13,7 +13,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fairdie._cmdline import SEED, Parser, add_cov_option, add_force_option, int_in, run_command
+from fairdie._cmdline import (
+    SEED,
+    Parser,
+    add_cov_option,
+    add_force_option,
+    int_in,
+    parser_once,
+    run_command,
+)
 from fairdie.board import Board
 from fairdie.device import MAX_HOLD_S, Setup
 from fairdie.errors import FairdieError
@@ -205,6 +213,7 @@ def device_for(setup: Setup) -> Any:
     return die_for(setup)
 
 
+@parser_once
 def _press_parser() -> Parser:
     p = Parser(prog="fairdie press", description="Press the emulated die N times.")
     p.add_argument("--count", type=int_in(1, _MAX_COUNT), default=1, metavar="N")
@@ -355,8 +364,8 @@ def _roll(a: argparse.Namespace) -> int:
     )
 
 
-def roll_main(argv: list[str]) -> int:
-    """``fairdie roll ...``; returns the exit status."""
+@parser_once
+def _roll_parser() -> Parser:
     p = Parser(
         prog="fairdie roll",
         description="Press the emulated die from the terminal: space or enter presses, holding"
@@ -364,7 +373,12 @@ def roll_main(argv: list[str]) -> int:
         " the die clears its table); q or Ctrl-C quits.",
     )
     _add_die_options(p)
-    return run_command(p, argv, _roll, replay=True)
+    return p
+
+
+def roll_main(argv: list[str]) -> int:
+    """``fairdie roll ...``; returns the exit status."""
+    return run_command(_roll_parser(), argv, _roll, replay=True)
 
 
 def _demo(a: argparse.Namespace) -> int:

@@ -8,7 +8,6 @@ test's evidence needs (:mod:`fairdie.subjects.die._evidence`).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,28 +65,17 @@ def die_factory(
     """
     from fairdie._trace import EVIDENCE_KINDS
     from fairdie.board import Board as BoardType
-    from fairdie.board import load_board, shipped_boards
+    from fairdie.board import load_board
     from fairdie.subjects.die._board import same_die
     from fairdie.subjects.die._evidence import DieRecipe, die_subject, recording_die
     from fairdie.toolchain import shipped_targets
 
-    # a shipped board by name, and a build (its board's firmware target,
-    # variant, MCU and clock) as loaded with its model, made once a session
-    # (a die made from scratch checks the build's sources against its cache
-    # and parses the target's files: ten times the cost of the chip itself);
-    # each die still gets a chip of its own
-    boards: dict[str, BoardType] = {}
+    # a build (its board's firmware target, variant, MCU and clock) as loaded
+    # with its model, made once a session (a die made from scratch checks the
+    # build's sources against its cache: more than the chip itself costs);
+    # each die still gets a chip of its own. load_board keeps parsed boards.
     builds: dict[tuple[object, ...], tuple[Firmware, Any]] = {}
-    shipped, targets = set(shipped_boards()), set(shipped_targets())
-
-    def board_named(name: str) -> BoardType:
-        """``load_board(name)``, a shipped board's once (a file of that name
-        here would be a board file)."""
-        if name not in shipped or os.path.lexists(name):
-            return load_board(name)
-        if name not in boards:
-            boards[name] = load_board(name)
-        return boards[name]
+    targets = set(shipped_targets())
 
     def make(
         *,
@@ -100,7 +88,7 @@ def die_factory(
     ) -> Die:
         bd = die_board if board is None else board
         if not isinstance(bd, BoardType):
-            bd = board_named(bd) if isinstance(bd, str) else load_board(bd)
+            bd = load_board(bd)
         # a board wired as the session's, naming the same build, is the same
         # die under another name: the given firmware runs on it too
         same = same_die(bd, die_board) and f_cpu in (None, die_board.f_cpu)

@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from fairdie._cmdline import SEED, Parser, int_in, run_command
+from fairdie._cmdline import SEED, Parser, int_in, parser_once, run_command
 from fairdie.errors import FairdieError
 from fairdie.subjects.silver_dollar._solver import (
     Move,
@@ -227,6 +227,7 @@ def _print_reply(out: dict[str, Any], wins: list[Move]) -> None:
 # ---- the command ------------------------------------------------------------------
 
 
+@parser_once
 def _parser() -> Parser:
     p = Parser(
         prog="fairdie silver-dollar",

@@ -32,6 +32,7 @@ from fairdie._cmdline import (
     Parser,
     add_spread_options,
     int_in,
+    parser_once,
     run_command,
 )
 from fairdie.errors import FairdieError
@@ -230,6 +231,7 @@ def _judge_starts(starts: list[int]) -> dict[str, Any]:
     }
 
 
+@parser_once
 def _parser() -> Parser:
     p = Parser(
         prog="fairdie silver-dollar sweep",

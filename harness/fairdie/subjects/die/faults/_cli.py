@@ -21,6 +21,7 @@ from fairdie._cmdline import (
     Terminated,
     add_spread_options,
     parse,
+    parser_once,
     progress_bar,
     stopped,
 )
@@ -32,7 +33,8 @@ __all__ = ["faults_main"]
 PROG = "fairdie faults"
 
 
-def _parser(campaigns: list[str]) -> Parser:
+@parser_once
+def _parser(campaigns: tuple[str, ...]) -> Parser:
     p = Parser(
         prog=PROG,
         description="Cut the die's power everywhere and check that its stored table survives"
@@ -88,7 +90,7 @@ def faults_main(argv: list[str]) -> int:
     """Run ``fairdie faults`` with ``argv``; the exit status."""
     from fairdie.subjects.die.faults import CAMPAIGNS, Target, replay, run_faults
 
-    args = parse(_parser(list(CAMPAIGNS)), argv)
+    args = parse(_parser(tuple(CAMPAIGNS)), argv)
     if isinstance(args, int):
         return args
     if args.variant and args.firmware:

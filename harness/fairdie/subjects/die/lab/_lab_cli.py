@@ -31,6 +31,7 @@ from fairdie._cmdline import (
     add_spread_options,
     int_in,
     parse,
+    parser_once,
     progress_bar,
 )
 from fairdie._files import claim_folder
@@ -58,6 +59,7 @@ def _fraction(text: str) -> float:
     return v
 
 
+@parser_once
 def _parser() -> Parser:
     p = Parser(
         prog=PROG,
@@ -206,6 +208,7 @@ def _weights(text: str) -> tuple[int, ...]:
     return w
 
 
+@parser_once
 def _rule_parser() -> Parser:
     from fairdie.subjects.die._fair import WEIGHTS
 
@@ -273,6 +276,7 @@ def rule_main(argv: list[str]) -> int:
 CAMPAIGN = "fairdie lab campaign"
 
 
+@parser_once
 def _campaign_parser() -> Parser:
     p = Parser(
         prog=CAMPAIGN,
