@@ -205,15 +205,17 @@ def test_bad_target_toml(text: str, message: str, tmp_path: Path) -> None:
 def test_a_target_is_loaded_as_its_file_is_now(tmp_path: Path) -> None:
     """Parsed targets are kept by their text: a target.toml edited in place
     (same size) loads as edited, a bad one is refused every time."""
-    toml, bad = tmp_path / "target.toml", MINIMAL.replace("attiny85", "attiny-5")
-    toml.write_text(MINIMAL)
+    toml = tmp_path / "target.toml"
+    good, bad = MINIMAL, MINIMAL.replace("attiny85", "attiny-5")
+    assert len(good) == len(bad)
+    toml.write_text(good)
     first = load_target(tmp_path)
     assert load_target(tmp_path) is first and first.mcu == "attiny85"
     for _ in range(2):
         toml.write_text(bad)
         with pytest.raises(ToolchainError, match="mcu must be a name"):
             load_target(tmp_path)
-        toml.write_text(MINIMAL)
+        toml.write_text(good)
         assert load_target(tmp_path) == first
 
 

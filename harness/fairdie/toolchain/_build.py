@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from fairdie.errors import ToolchainError
 
-from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish, replace_text
+from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
 from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
 from ._target import (
     CXX_SUFFIXES,
@@ -352,12 +352,6 @@ def _hashed_files(target: Target, simavr_include: Path | None) -> dict[str, byte
     return files
 
 
-def _fuse_field(elf: Path) -> str | None:
-    """The fuse bytes an ELF declares, as an entry's ``build.json`` keeps them."""
-    fb = elf_fuse_bytes(elf)
-    return None if fb is None else fb.hex()
-
-
 def _load(final: Path, target: Target, variant: str | None, key: str) -> Build | None:
     try:
         meta = json.loads((final / _META).read_text(encoding="utf-8"))
@@ -366,10 +360,7 @@ def _load(final: Path, target: Target, variant: str | None, key: str) -> Build |
             {str(k): int(v) for k, v in meta["sections"].items()}
         )
         budget = target.budget
-        if "fuse" not in meta:  # an entry older than the fuses' record: record them now
-            meta["fuse"] = _fuse_field(final / f"{out}.elf")
-            replace_text(final / _META, json.dumps(meta, indent=1) + "\n")
-        fuse = meta["fuse"]
+        fuse = meta["fuse"] if "fuse" in meta else elf_fuse_bytes(final / f"{out}.elf")
         return Build(
             elf=final / f"{out}.elf",
             hex=final / f"{out}.hex",
@@ -501,7 +492,7 @@ def build(
             "defines": all_defines,
             "flags": {"c": flags.c, "cxx": flags.cxx, "ld": flags.ld, "libs": flags.libs},
             "sections": elf_sections(elf),
-            "fuse": _fuse_field(elf),
+            "fuse": None if (fb := elf_fuse_bytes(elf)) is None else fb.hex(),
         }
         (tmp / _META).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         publish(tmp, final)

@@ -9,15 +9,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-__all__ = [
-    "KEY_FORMAT",
-    "TMP_PREFIX",
-    "cache_key",
-    "default_cache_dir",
-    "prune_stale",
-    "publish",
-    "replace_text",
-]
+__all__ = ["KEY_FORMAT", "TMP_PREFIX", "cache_key", "default_cache_dir", "prune_stale", "publish"]
 
 KEY_FORMAT = "fairdie-build-2"
 """Bumped whenever the build procedure changes what lands in the cache."""
@@ -75,17 +67,6 @@ def cache_key(
         field("file", name.encode())
         field("content", files[name])
     return h.hexdigest()
-
-
-def replace_text(path: Path, text: str) -> None:
-    """Replace a file of a published entry atomically (a reader sees the old
-    or the new, both valid); a cache it cannot write to is left as it is."""
-    tmp = path.with_name(f"{TMP_PREFIX}{path.name}-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
 
 
 def publish(tmp: Path, final: Path) -> None:
