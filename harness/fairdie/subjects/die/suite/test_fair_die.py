@@ -42,6 +42,7 @@ from fairdie.subjects.die.suite._support import (
     BOARDS,
     ERASED,
     Pressing,
+    checked_press,
     clear_is_known,
     images,
     model_of,
@@ -69,17 +70,16 @@ def modelled_roll(
     die: Die, hold: float = 0.1, model: Pressing | None = None
 ) -> tuple[Press, int | None, bytes, bytes]:
     """Roll; ``(press, face, before, after)``: the face and image after that
-    the model (the die's, unless given) gives for the image before and the
-    codes the chip converted."""
-    model = model or model_of(die)
+    the model (the die's, in C where it has a port, unless given) gives for
+    the image before and the codes the chip converted."""
+    model = model or pressing(model_of(die))
     before = die.chip.eeprom
     p = die.roll(hold)
-    wanted = model.conversions([*p.adc_codes, *HEALTHY_CODES])
-    assert len(p.adc_codes) == wanted, (
-        f"the press converted {len(p.adc_codes)} codes; the {model.name} rule converts"
-        f" {wanted} of them"
+    codes = p.adc_codes
+    wanted, face, after = checked_press(model, before, codes)
+    assert len(codes) == wanted, (
+        f"the press converted {len(codes)} codes; the {model.name} rule converts {wanted} of them"
     )
-    face, after = model.press(before, p.adc_codes)
     return p, face, before, after
 
 
