@@ -1,5 +1,6 @@
 """Our fair die: its rule and its EEPROM, press by press against the die's
-reference model (``die.model``).
+reference model (``die.model``; its press in C where it has a port, which
+is held to the Python model press for press: ``_support.pressing``).
 
 Whatever rule the die follows (the fair rule on its ring of records, or the
 seed's on six counters), its chip must show the face the model picks and
