@@ -92,17 +92,23 @@ def forced(die: Die, face: int) -> tuple[bytes, tuple[int, ...]]:
     return image, codes
 
 
-def same_future(model: DieModel, a: bytes, b: bytes) -> bool:
-    """Whether images ``a`` and ``b`` hold the same state for the model: any
-    next press (here: three kinds of noise, each passing the health tests, so
-    that the press stores) or a clear leaves the same image."""
-    probes = [
+@per_model
+def _probes(model: DieModel) -> list[tuple[int, ...]]:
+    """The codes of :func:`same_future`'s next presses (made once per model)."""
+    return [
         tuple((i * 611 + 100) % 1024 for i in range(model.reads)),
         tuple(i % 2 for i in range(model.reads)),
         tuple((i * 389 + 7) % 1024 for i in range(model.reads)),
     ]
+
+
+def same_future(model: DieModel, a: bytes, b: bytes) -> bool:
+    """Whether images ``a`` and ``b`` hold the same state for the model: any
+    next press (here: three kinds of noise, each passing the health tests, so
+    that the press stores) or a clear leaves the same image."""
+    presses = pressing(model)
     return model.cleared(a) == model.cleared(b) and all(
-        model.press(a, p) == model.press(b, p) for p in probes
+        presses.press(a, p) == presses.press(b, p) for p in _probes(model)
     )
 
 
@@ -411,6 +417,7 @@ class DieMachine(RuleBasedStateMachine):
     def setup(self) -> None:
         self.die = self.factory(board=self.board, noise=Codes([0]))
         self.model = model_of(self.die)
+        self.press_model = pressing(self.model)
         self.image = self.die.chip.eeprom
 
     @rule(codes=noise_sequences(min_size=1, max_size=32))
@@ -448,7 +455,7 @@ class DieMachine(RuleBasedStateMachine):
             event("press: cut while converting")
             assert p.face is None and now == before  # nothing to store yet
             return
-        face, after = self.model.press(before, p.adc_codes)
+        face, after = self.press_model.press(before, p.adc_codes)
         cleared = self.model.cleared(after)
         if hold >= CLEAR_S and not clear_is_known(self.model, before, after):
             # a corrupted ring (clear_is_known)
