@@ -100,7 +100,10 @@ class HostModel:
     def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
         """As :meth:`DieModel.press`: ``(face, image after)``, ``(None,
         image)`` when the noise fails the health tests."""
-        digest, _reads = self.digest(array("H", codes))
+        return self.apply(image, self.digest(array("H", codes))[0])
+
+    def apply(self, image: bytes, digest: int) -> tuple[int | None, bytes]:
+        """:meth:`press` of a press whose codes have this digest."""
         buf = bytearray(image)
         face = self._lib.fm_apply(self._kind, _u8(buf), digest)
         return (face or None), bytes(buf)

@@ -23,6 +23,7 @@ from fairdie.errors import ToolchainError
 from fairdie.noise.strategies import counters, noise_sequences
 from fairdie.subjects.die import press as seed_press
 from fairdie.subjects.die._board import die_spec, same_die
+from fairdie.subjects.die._models import HEALTHY_CODES
 
 if TYPE_CHECKING:
     from fairdie.board import Board
@@ -39,6 +40,7 @@ __all__ = [
     "SLOTS",
     "Pressing",
     "SeedCountersAt",
+    "checked_press",
     "clear_is_known",
     "images",
     "model_of",
@@ -313,13 +315,42 @@ class _InC:
     def press(self, image: bytes, codes: Sequence[int]) -> tuple[int | None, bytes]:
         return self.host.press(image, codes)
 
+    def checked(self, image: bytes, codes: Sequence[int]) -> tuple[int, int | None, bytes]:
+        """:func:`checked_press`, from one digest of the codes (the press's
+        digest depends on the codes it converts alone)."""
+        words = array("H", codes)
+        words.extend(_HEALTHY_WORDS)
+        digest, wanted = self.host.digest(words)
+        if wanted != len(codes):
+            return wanted, None, image
+        return wanted, *self.host.apply(image, digest)
 
+
+_HEALTHY_WORDS = array("H", HEALTHY_CODES)
+
+
+@per_model
 def pressing(model: DieModel) -> Pressing:
     """The model's presses in C where it has a port (held to the Python model
     press for press: the same answers, faster), for a test that checks the
-    firmware against thousands of them; else the model itself."""
+    firmware against them; else the model itself. One per model."""
     host = _host(model)
     return model if host is None else _InC(host)
+
+
+def checked_press(
+    model: Pressing, image: bytes, codes: Sequence[int]
+) -> tuple[int, int | None, bytes]:
+    """``(wanted, face, after)`` of a press that converted ``codes``: how
+    many of them, then healthy codes, the model's press converts, and when
+    that is all of them (the press converted what the model's would) the face
+    and image its press leaves from ``image``; else ``(wanted, None, image)``."""
+    if isinstance(model, _InC):
+        return model.checked(image, codes)
+    wanted = model.conversions([*codes, *HEALTHY_CODES])
+    if wanted != len(codes):
+        return wanted, None, image
+    return wanted, *model.press(image, codes)
 
 
 def _pressed(model: DieModel, image: bytes, codes: list[int], presses: int) -> bytes:

@@ -1,5 +1,6 @@
 """Our fair die: its rule and its EEPROM, press by press against the die's
-reference model (``die.model``).
+reference model (``die.model``; its press in C where it has a port, which
+is held to the Python model press for press: ``_support.pressing``).
 
 Whatever rule the die follows (the fair rule on its ring of records, or the
 seed's on six counters), its chip must show the face the model picks and
@@ -42,6 +43,7 @@ from fairdie.subjects.die.suite._support import (
     BOARDS,
     ERASED,
     Pressing,
+    checked_press,
     clear_is_known,
     images,
     model_of,
@@ -69,17 +71,16 @@ def modelled_roll(
     die: Die, hold: float = 0.1, model: Pressing | None = None
 ) -> tuple[Press, int | None, bytes, bytes]:
     """Roll; ``(press, face, before, after)``: the face and image after that
-    the model (the die's, unless given) gives for the image before and the
-    codes the chip converted."""
-    model = model or model_of(die)
+    the model (the die's, in C where it has a port, unless given) gives for
+    the image before and the codes the chip converted."""
+    model = model or pressing(model_of(die))
     before = die.chip.eeprom
     p = die.roll(hold)
-    wanted = model.conversions([*p.adc_codes, *HEALTHY_CODES])
-    assert len(p.adc_codes) == wanted, (
-        f"the press converted {len(p.adc_codes)} codes; the {model.name} rule converts"
-        f" {wanted} of them"
+    codes = p.adc_codes
+    wanted, face, after = checked_press(model, before, codes)
+    assert len(codes) == wanted, (
+        f"the press converted {len(codes)} codes; the {model.name} rule converts {wanted} of them"
     )
-    face, after = model.press(before, p.adc_codes)
     return p, face, before, after
 
 
@@ -91,17 +92,23 @@ def forced(die: Die, face: int) -> tuple[bytes, tuple[int, ...]]:
     return image, codes
 
 
-def same_future(model: DieModel, a: bytes, b: bytes) -> bool:
-    """Whether images ``a`` and ``b`` hold the same state for the model: any
-    next press (here: three kinds of noise, each passing the health tests, so
-    that the press stores) or a clear leaves the same image."""
-    probes = [
+@per_model
+def _probes(model: DieModel) -> list[tuple[int, ...]]:
+    """The codes of :func:`same_future`'s next presses (made once per model)."""
+    return [
         tuple((i * 611 + 100) % 1024 for i in range(model.reads)),
         tuple(i % 2 for i in range(model.reads)),
         tuple((i * 389 + 7) % 1024 for i in range(model.reads)),
     ]
+
+
+def same_future(model: DieModel, a: bytes, b: bytes) -> bool:
+    """Whether images ``a`` and ``b`` hold the same state for the model: any
+    next press (here: three kinds of noise, each passing the health tests, so
+    that the press stores) or a clear leaves the same image."""
+    presses = pressing(model)
     return model.cleared(a) == model.cleared(b) and all(
-        model.press(a, p) == model.press(b, p) for p in probes
+        presses.press(a, p) == presses.press(b, p) for p in _probes(model)
     )
 
 
@@ -410,6 +417,7 @@ class DieMachine(RuleBasedStateMachine):
     def setup(self) -> None:
         self.die = self.factory(board=self.board, noise=Codes([0]))
         self.model = model_of(self.die)
+        self.press_model = pressing(self.model)
         self.image = self.die.chip.eeprom
 
     @rule(codes=noise_sequences(min_size=1, max_size=32))
@@ -447,7 +455,7 @@ class DieMachine(RuleBasedStateMachine):
             event("press: cut while converting")
             assert p.face is None and now == before  # nothing to store yet
             return
-        face, after = self.model.press(before, p.adc_codes)
+        face, after = self.press_model.press(before, p.adc_codes)
         cleared = self.model.cleared(after)
         if hold >= CLEAR_S and not clear_is_known(self.model, before, after):
             # a corrupted ring (clear_is_known)
