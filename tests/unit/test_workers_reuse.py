@@ -47,6 +47,7 @@ def _gone(pids: Iterable[int], limit_s: float = 5.0) -> bool:
         except psutil.NoSuchProcess:
             return True
 
+    pids = list(pids)
     end = time.monotonic() + limit_s
     while not all(ended(p) for p in pids):
         if time.monotonic() > end:
