@@ -118,6 +118,17 @@ def test_a_pool_spawned_under_another_environment_is_not_taken(
     assert _gone(second)
 
 
+def test_a_forked_child_does_not_take_its_parents_idle_pool() -> None:
+    from fairdie.campaigns import _pool
+
+    _block()
+    assert _pool._kept is not None
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's exit status says
+        os._exit(0 if _pool._kept is None else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == 0
+
+
 _SCRIPT = textwrap.dedent(
     """
     import os, sys, time

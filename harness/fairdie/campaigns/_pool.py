@@ -184,6 +184,16 @@ _kept: tuple[_Spawn, ProcessPoolExecutor] | None = None
 _kept_lock = threading.Lock()
 
 
+def _forget_kept() -> None:
+    """In a child forked from this process: the kept pool's processes and
+    threads are the parent's, never to be taken."""
+    global _kept, _kept_lock
+    _kept, _kept_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_kept)
+
+
 def _spawn_state(jobs: int) -> _Spawn:
     env = tuple(sorted((k, v) for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"))
     return (jobs, env, os.getcwd(), tuple(sys.path))
