@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from quick_runs import HOSTILE, SHARED, quick
@@ -234,3 +237,18 @@ def test_the_fair_ring_recovers_from_records_laps_apart() -> None:
         kept.append(model.state(w.after) == model.step(model.state(image), codes)[1])
         image = w.after
     assert all(kept[RECOVERY_BOUND:]), kept
+
+
+def test_a_rig_is_made_again_once_its_firmware_file_is_rewritten(tmp_path: Path) -> None:
+    """A worker process serves campaign after campaign (fairdie.campaigns
+    keeps its pool): a rig made of a file must not outlive the file's contents."""
+    setup = Target().resolved().setup
+    assert setup is not None
+    elf = tmp_path / "die.elf"
+    shutil.copy(setup.firmware, elf)
+    target = Target(firmware=str(elf))
+    rig = rig_for(target)
+    assert rig_for(target) is rig
+    st = elf.stat()
+    os.utime(elf, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # as if rebuilt
+    assert rig_for(target) is not rig

@@ -22,9 +22,10 @@ pytestmark = pytest.mark.sim
 
 @pytest.fixture(scope="module")
 def two_jobs() -> Iterator[Workers]:
-    """Two worker processes for the module's campaigns on 2 jobs, started once:
-    a campaign given ``jobs=2`` spawns its own, each importing the package
-    (about a CPU-second a campaign)."""
+    """Two worker processes for the module's campaigns on 2 jobs, given to
+    them: a campaign given ``jobs=2`` would take the idle pool another left,
+    but one that fails (the mutant's below) ends its own, and the next spawns
+    two again (about a CPU-second)."""
     with Workers(jobs=2, error=CampaignError) as w:
         yield w
 

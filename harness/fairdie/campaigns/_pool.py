@@ -7,23 +7,37 @@ with a scheduler address the pieces go to Dask's distributed scheduler,
 installed with the ``cluster`` extra. A :class:`Workers` keeps its processes
 (or its client) for several rounds of work.
 
+Spawning a process costs about half a CPU-second before it does any work
+(an interpreter importing fairdie), so the processes outlive their block: a
+:class:`Workers` that ends normally, each piece done, leaves its pool idle for
+the next :class:`Workers` of as many jobs in this process (one pool is kept:
+another replaces it). It is taken only if the environment, the working folder
+and ``sys.path`` are those its processes were spawned with, and if none of its
+processes died. An idle pool ends at the interpreter's exit (Python's own
+shutdown of its executors), and its processes end of their own when this
+process is gone, however it ended (each watches its parent's pipe).
+
 Stopping is the main process's business: its processes are started with
 SIGINT blocked and then ignored (a Ctrl-C at the terminal reaches the whole
 process group; the workers print nothing and go on until told), and whatever
 ends the ``with`` block early (Ctrl-C, SIGTERM, an error) ends them at once,
-not after the pieces they are running.
+not after the pieces they are running; so does a block left with pieces still
+out (a reader that stopped reading). Such a pool is never kept.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from fairdie.errors import FairdieError
 
@@ -50,8 +64,10 @@ class Workers:
         self.scheduler = scheduler
         self._error = error
         self._client: Any = None
-        self._pool: Executor | None = None
+        self._pool: ProcessPoolExecutor | None = None
+        self._spawned: _Spawn | None = None  #: what the pool's processes were spawned under
         self._lock = threading.Lock()
+        self._out: set[Any] = set()  #: the futures sent whose callbacks have not run
         self.last_done = 0.0
         self.outstanding = 0
 
@@ -72,10 +88,13 @@ class Workers:
     def __exit__(
         self, kind: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if self._pool is not None:
-            if e is not None:
-                _end(self._pool)
-            self._pool.shutdown(cancel_futures=True)
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            if e is None and self._spawned is not None and self._settled() and _healthy(pool):
+                _keep(self._spawned, pool)
+            else:  # stopped early, pieces still out, or a process died
+                _end(pool)
+                pool.shutdown(cancel_futures=True)
         if self._client is not None:
             self._client.close()
 
@@ -84,16 +103,23 @@ class Workers:
         """Whether pieces run in this process (one job, no scheduler)."""
         return self._client is None and self.jobs <= 1
 
-    def _done(self, _future: object, sent: int = 1) -> None:
+    def _done(self, future: object, sent: int = 1) -> None:
         with self._lock:
             self.last_done = max(self.last_done, time.perf_counter())
             self.outstanding -= sent
+            self._out.discard(future)
 
     def _sent(self, futures: Sequence[Any]) -> None:
         with self._lock:
             self.outstanding += len(futures)
+            self._out.update(futures)
         for f in futures:
             f.add_done_callback(self._done)
+
+    def _settled(self) -> bool:
+        """Whether every piece sent has finished (its callback may be to come)."""
+        with self._lock:
+            return all(f.done() for f in self._out)
 
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         """Start ``fn`` of each item now; the results, as they finish (in
@@ -108,12 +134,14 @@ class Workers:
         if self.in_process:
             return (self._now(fn, x) for x in items)
         if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(
-                self.jobs, mp_context=context, initializer=_ignore_interrupts
+            self._spawned = _spawn_state(self.jobs)
+            self._pool = _take(self._spawned) or ProcessPoolExecutor(
+                self.jobs,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_worker_start,
             )
-        # the processes start at the first submit: with SIGINT blocked, which
-        # they inherit until _ignore_interrupts runs in them
+        # the processes start at a submit (as many as are needed): with SIGINT
+        # blocked, which they inherit until _worker_start runs in them
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
@@ -128,10 +156,78 @@ class Workers:
         return r
 
 
-def _ignore_interrupts() -> None:
-    """In each worker: Ctrl-C is the main process's to handle."""
+def _worker_start() -> None:
+    """In each worker: Ctrl-C is the main process's to handle; and the worker
+    ends as soon as the main process is gone, even killed (an idle worker
+    waits on a queue whose writing end it holds too: it would wait forever)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    """Wait until the main process is gone (``sentinel``, the pipe it spawned
+    this process through, reads its end), then end this one at once."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)
+
+
+#: what a pool's processes were spawned under: their number, the environment
+#: (but pytest's name of the running test, which nothing in a piece reads),
+#: the working folder and sys.path
+_Spawn: TypeAlias = tuple[int, tuple[tuple[str, str], ...], str, tuple[str, ...]]
+
+#: the idle pool (and what it was spawned under) that a Workers left
+_kept: tuple[_Spawn, ProcessPoolExecutor] | None = None
+_kept_lock = threading.Lock()
+
+
+def _forget_kept() -> None:
+    """In a child forked from this process: the kept pool's processes and
+    threads are the parent's, never to be taken."""
+    global _kept, _kept_lock
+    _kept, _kept_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_kept)
+
+
+def _spawn_state(jobs: int) -> _Spawn:
+    env = tuple(sorted((k, v) for k, v in os.environ.items() if k != "PYTEST_CURRENT_TEST"))
+    return (jobs, env, os.getcwd(), tuple(sys.path))
+
+
+def _healthy(pool: ProcessPoolExecutor) -> bool:
+    """Whether ``pool`` takes work: not shut down, and none of its processes
+    ended (a process's sentinel reads its end, whoever reaped it)."""
+    procs = (getattr(pool, "_processes", None) or {}).values()
+    broken = getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False)
+    return not broken and not multiprocessing.connection.wait([p.sentinel for p in procs], 0)
+
+
+def _keep(spawned: _Spawn, pool: ProcessPoolExecutor) -> None:
+    """Leave ``pool`` idle for the next Workers (the one kept before ends)."""
+    global _kept
+    with _kept_lock:
+        before, _kept = _kept, (spawned, pool)
+    if before is not None:
+        before[1].shutdown(wait=False)
+
+
+def _take(spawned: _Spawn) -> ProcessPoolExecutor | None:
+    """The idle pool, if its processes were spawned as they would be now and
+    all still live; else None (and a kept pool that cannot be taken ends)."""
+    global _kept
+    with _kept_lock:
+        kept, _kept = _kept, None
+    if kept is None:
+        return None
+    if kept[0] == spawned and _healthy(kept[1]):
+        return kept[1]
+    kept[1].shutdown(wait=False)  # idle (a broken pool's manager kills what is left)
+    return None
 
 
 #: how long a worker told to end (SIGTERM) has before it is killed

@@ -10,6 +10,9 @@ The clock is resolved here, once, by one rule (:func:`resolve_clock`).
 
 from __future__ import annotations
 
+import hashlib
+import pickle
+from collections.abc import Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,8 +38,10 @@ def resolve_clock(given: int | None, board: Board | None, firmware: Firmware | N
     return clock
 
 
-#: per process, the firmware of each setup: (file, its modification time, eep, mcu, clock)
-_LOADED: dict[tuple[Path, int | None, Path | None, str, int], Firmware] = {}
+#: per process, the firmware of each setup: (file, its modification time, eep and
+#: its modification time, mcu, clock)
+_Key = tuple[Path, int | None, Path | None, int | None, str, int]
+_LOADED: dict[_Key, Firmware] = {}
 _KEEP = 32
 
 
@@ -47,7 +52,7 @@ def _stamp(path: Path) -> int | None:
         return None  # gone: loading it says so
 
 
-def _keep(key: tuple[Path, int | None, Path | None, str, int], firmware: Firmware) -> Firmware:
+def _keep(key: _Key, firmware: Firmware) -> Firmware:
     _LOADED[key] = firmware
     while len(_LOADED) > _KEEP:
         del _LOADED[next(iter(_LOADED))]
@@ -164,9 +169,18 @@ class Setup:
             found = load_firmware(key[0], eep=self.eep, mcu=self.mcu, default_f_cpu=self.f_cpu)
         return _keep(key, found)
 
-    def _key(self) -> tuple[Path, int | None, Path | None, str, int]:
+    def _key(self) -> _Key:
         path = self.firmware.resolve()
-        return (path, _stamp(path), self.eep, self.mcu, self.f_cpu)
+        eep = self.eep.resolve() if self.eep is not None else None
+        return (path, _stamp(path), eep, None if eep is None else _stamp(eep), self.mcu, self.f_cpu)
+
+    def recipe(self) -> Hashable:
+        """This setup as a key for what is made of it: the board by its pickle
+        (a board need not hash: its tables), the firmware's files as last
+        written (a process kept for the next campaign must not reuse parts
+        made of a file rewritten since)."""
+        board = hashlib.sha256(pickle.dumps(self.board)).hexdigest()
+        return (replace(self, board=None), board, self._key())
 
     def chip(self, **options: object) -> Chip:
         """A fresh chip of this setup (``options``: :class:`~fairdie.sim.Chip`'s)."""

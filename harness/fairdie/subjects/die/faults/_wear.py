@@ -27,6 +27,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from fairdie.noise import code_for_mv
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import step
 from fairdie.subjects.die.faults._images import ERASED
-from fairdie.subjects.die.faults._rig import Target
+from fairdie.subjects.die.faults._rig import Rig, Target
 from fairdie.subjects.die.faults._work import Unit, Work
 from fairdie.subjects.die.lab._adversary import TRIES, Adversary, menu_key
 from fairdie.subjects.die.lab._campaign import Campaign, campaign_noise
@@ -72,8 +73,8 @@ _COST = {
     "stuck": 1e-5,
     "adversarial": 8e-5,
 }
-#: per process: the target's analog channel and conversion instants
-_INSTANTS: dict[Target, tuple[int, list[float]]] = {}
+#: per process, of each rig: its analog channel and conversion instants
+_INSTANTS: WeakKeyDictionary[Rig, tuple[int, list[float]]] = WeakKeyDictionary()
 
 
 def plan_g7(target: Target, quick: bool, seed: int, presses: int | None = None) -> list[Unit]:
@@ -164,9 +165,9 @@ class _Presses:
 
 
 def _instants(work: Work) -> tuple[int, list[float]]:
-    got = _INSTANTS.get(work.target)
+    got = _INSTANTS.get(work.rig)
     if got is None:
-        got = _INSTANTS[work.target] = conversion_instants(work.rig.die)
+        got = _INSTANTS[work.rig] = conversion_instants(work.rig.die)
     return got
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from fairdie.subjects.die.faults._ids import Step, replay_id, step, unit_step
 from fairdie.subjects.die.faults._outcome import Outcome
@@ -13,15 +14,22 @@ from fairdie.subjects.die.faults._verdict import Expect, Violation, judge_boot
 
 __all__ = ["Unit", "Work", "rig_for"]
 
-_RIGS: dict[Target, Rig] = {}
-#: per process: image -> I4 verdict of its boot (None: fine)
-_BOOTED: dict[tuple[Target, bytes], tuple[str, str] | None] = {}
+#: per process: the rig of each target and the setup it resolved to (the
+#: last few: a process serves campaign after campaign)
+_RIGS: dict[Hashable, Rig] = {}
+_KEEP = 16
+#: per process, of each rig: image -> I4 verdict of its boot (None: fine)
+_BOOTED: WeakKeyDictionary[Rig, dict[bytes, tuple[str, str] | None]] = WeakKeyDictionary()
 
 
 def rig_for(target: Target) -> Rig:
-    rig = _RIGS.get(target)
-    if rig is None:
-        rig = _RIGS[target] = Rig(target)
+    target = target.resolved()
+    assert target.setup is not None
+    key = (target, target.setup.recipe())
+    rig = _RIGS.pop(key, None)
+    _RIGS[key] = rig = Rig(target) if rig is None else rig  # the newest last
+    while len(_RIGS) > _KEEP:
+        del _RIGS[next(iter(_RIGS))]
     return rig
 
 
@@ -91,14 +99,14 @@ class Work:
         """Boot ``image`` (I4): on the chip once per process, counted as a press
         once per unit (so the count does not depend on how units are spread),
         judged against the model in C where it has a port (thousands a campaign)."""
-        key = (self.target, image)
-        if key not in _BOOTED:
+        booted = _BOOTED.setdefault(self.rig, {})
+        if image not in booted:
             boot: Boot = self.rig.boot(image)
-            _BOOTED[key] = judge_boot(self.model, image, boot, self.rig.host)
+            booted[image] = judge_boot(self.model, image, boot, self.rig.host)
         if image not in self._booted:
             self._booted.add(image)
             self.out.presses += 1
         self.out.booted(image)
-        found = _BOOTED[key]
+        found = booted[image]
         if found is not None:
             self.violate(found, self.replay(image, (), ["boot"]))

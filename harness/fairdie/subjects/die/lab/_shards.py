@@ -20,10 +20,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 import time
 from array import array
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -193,10 +192,8 @@ def die_of(c: Campaign, firmware: Firmware, image: bytes) -> Any:
     from fairdie.subjects.die._fresh import fresh_dice
 
     setup = c.made_setup()
-    # a board need not hash (its tables): its pickle stands for it
-    board = hashlib.sha256(pickle.dumps(setup.board)).hexdigest()
     loaded = hashlib.sha256(firmware.flash + (firmware.eeprom or b"")).hexdigest()
-    key = ("campaign", replace(setup, board=None), board, loaded, c.timing)
+    key = ("campaign", setup.recipe(), loaded, c.timing)
     return fresh_dice(key, lambda: die_for(setup, firmware=firmware, timing=c.timing)).get(image)
 
 
