@@ -81,30 +81,39 @@ def timing_png(verdict: Verdict, folder: Path) -> str:
     busy_end = max(events)
     span = min(tl.end, busy_end + max(round(0.25 * (busy_end - tl.start)), tl.frequency // 200))
     x_end = tl.ms(span)
-    rows = len(tl.pin_names) + 3
-    fig = new_figure((9, 0.55 * rows + 1.4))
-    axes = fig.subplots(rows, 1, sharex=True)
-    for ax, pin in zip(axes, tl.pin_names, strict=False):
+    names = [*tl.pin_names, "EEPROM busy", "ADC converting", "CPU asleep"]
+    fig = new_figure((9, 0.55 * len(names) + 1.4))
+    # one Axes, the rows stacked in it (the first on top): an Axes a row, each
+    # with its own x axis, made 7 Axes and 77 ticks to lay out and draw, not 18
+    ax = fig.subplots()
+    base = [_PITCH * (len(names) - 1 - i) for i in range(len(names))]
+    for pin, y in zip(tl.pin_names, base, strict=False):
         xs, ys = _pin_levels(tl, pin, span)
-        ax.step(xs, ys, where="post", color="#0969da")
-        _row(ax, pin)
+        ax.step(xs, [y + v for v in ys], where="post", color="#0969da")
     bars = [
-        ("EEPROM busy", [(a, b) for a, b, _ in tl.eeprom], "#bf8700"),
-        ("ADC converting", list(tl.adc), "#8250df"),
-        ("CPU asleep", [(s.start, s.end) for s in tl.sleeps], "#57606a"),
+        ([(a, b) for a, b, _ in tl.eeprom], "#bf8700"),
+        (list(tl.adc), "#8250df"),
+        ([(s.start, s.end) for s in tl.sleeps], "#57606a"),
     ]
-    for ax, (name, spans, colour) in zip(axes[len(tl.pin_names) :], bars, strict=True):
+    for (spans, colour), y in zip(bars, base[len(tl.pin_names) :], strict=True):
         cut = [(tl.ms(a), tl.ms(min(b, span)) - tl.ms(a)) for a, b in spans if a < span]
-        ax.broken_barh(cut, (0.15, 0.7), color=colour)
-        _row(ax, name)
+        ax.broken_barh(cut, (y + 0.15, 0.7), color=colour)
     modes = sorted({s.mode for s in tl.sleeps if s.start < span})
     if modes:
-        axes[-1].text(x_end, 0.5, " " + ", ".join(modes), va="center", fontsize=8)
+        ax.text(x_end, 0.5, " " + ", ".join(modes), va="center", fontsize=8)
     if tl.first_lit is not None and tl.first_lit < span:
-        for ax in axes:
-            ax.axvline(tl.ms(tl.first_lit), color="#cf222e", lw=0.8, ls="--")
-    axes[-1].set_xlabel("ms after power-on" if tl.release == tl.end else "ms after the press")
-    axes[-1].set_xlim(0, x_end)
+        ax.axvline(tl.ms(tl.first_lit), color="#cf222e", lw=0.8, ls="--")
+    # each row on a line of its own, the time grid across them all
+    ax.hlines([y - 0.1 for y in base[:-1]], 0, x_end, color="black", lw=0.8)
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_axisbelow(True)  # the grid under the bars
+    ax.set_yticks([y + 0.5 for y in base], names, fontsize=8)
+    ax.tick_params(axis="y", length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_ylim(-0.1, base[0] + 1.1)
+    ax.set_xlabel("ms after power-on" if tl.release == tl.end else "ms after the press")
+    ax.set_xlim(0, x_end)
     held = tl.ms(tl.end)
     fig.suptitle(
         f"{verdict.candidate.label}: one press (shown {tl.shown}); the first {x_end:.0f} ms of"
@@ -114,12 +123,8 @@ def timing_png(verdict: Verdict, folder: Path) -> str:
     return save_figure(fig, folder / "timing.png")
 
 
-def _row(ax: Any, name: str) -> None:
-    ax.set_ylim(-0.1, 1.1)
-    ax.set_yticks([])
-    ax.set_ylabel(name, rotation=0, ha="right", va="center", fontsize=8)
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
+#: the rows' pitch in the timing diagram: a row spans 1.2 (-0.1 .. 1.1), then a gap
+_PITCH = 1.9
 
 
 def _pin_levels(tl: Timeline, pin: str, span: int) -> tuple[list[float], list[float]]:
