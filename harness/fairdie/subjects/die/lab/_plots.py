@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fairdie.subjects.die.lab._predict import CURVE_STEP, Tally
-from fairdie.verify._plots import new_figure, save_figure
+from fairdie.verify._plots import new_figure, plain_numbers, save_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -30,6 +30,8 @@ def _curves(
         ax.plot([CURVE_STEP * (i + 1) for i in range(len(curve))], curve, label=name)
     ax.set(xlabel="presses", ylabel=ylabel, title=title)
     ax.set_yscale(yscale)
+    if yscale != "linear":
+        plain_numbers(ax.yaxis)
     ax.legend()
     return _save(fig, path)
 
