@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from fairdie.verify._run import Verdict
 
 __all__ = [
-    "DPI",
     "battery_png",
     "energy_png",
     "need_matplotlib",
@@ -41,7 +40,7 @@ def need_matplotlib(option: str) -> None:
 
 
 #: the PNGs' resolution (the figures' sizes are in inches)
-DPI = 100
+_DPI = 100
 
 
 def new_figure(figsize: tuple[float, float]) -> Figure:
@@ -50,7 +49,7 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     settings change the PNG."""
     from matplotlib.figure import Figure
 
-    return Figure(figsize=figsize, dpi=DPI, facecolor="white")
+    return Figure(figsize=figsize, dpi=_DPI, facecolor="white")
 
 
 def save_figure(fig: Figure, path: Path) -> str:
@@ -69,7 +68,7 @@ def save_figure(fig: Figure, path: Path) -> str:
     image = Image.frombuffer("RGBA", canvas.get_width_height(), canvas.buffer_rgba())
     # on white every pixel is opaque and RGB holds them all; at level 3 the
     # default build's six PNGs take 200 KiB, not 210, written in half the time
-    image.convert("RGB").save(path, format="png", compress_level=3, dpi=(DPI, DPI))
+    image.convert("RGB").save(path, format="png", compress_level=3, dpi=(_DPI, _DPI))
     return path.name
 
 
