@@ -187,3 +187,19 @@ def read_vcd_lines(path: Path) -> tuple[str, dict[str, Wave]]:
         elif line not in ("$dumpvars", "$end"):
             raise AssertionError(f"{path}: not a change: {line!r}")
     return " ".join(timescale.group(1).split()), waves
+
+
+#: matplotlib's first four colours: the lab's plots draw the firmware and the
+#: three reference systems in them
+TAB = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728")
+
+
+def png_colours(path: Path) -> set[str]:
+    """The colours of a PNG's pixels (a plot's data drawn in its colour:
+    inside a bar, along a line)."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        assert image.format == "PNG"
+        pixels = image.convert("RGB").getcolors(image.width * image.height)
+    return {"#{:02x}{:02x}{:02x}".format(*rgb) for _, rgb in pixels}

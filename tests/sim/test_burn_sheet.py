@@ -2,7 +2,8 @@
 replaces only its own; ``fairdie verify`` names the exact bytes it checked
 (SHA-256 of the HEX and EEP, MCU, clock, fuses, version, date) and the
 avrdude line that burns them; a check that does not apply is skipped with a
-reason; each check links its evidence, which the report folder holds."""
+reason; each check links its evidence, which the report folder holds; without
+matplotlib, a report is refused in one line."""
 
 from __future__ import annotations
 
@@ -149,6 +150,32 @@ def test_an_elf_is_burnt_from_the_hex_it_makes(tmp_path: Path, capsys) -> None:
     assert out["burn"]["hex"] == str(report / "die.hex")
     assert sha(report / "die.hex") == sha(build("die_t13a").hex)
     assert _u(out["burn"]["avrdude"])[0] == f"flash:w:{report / 'die.hex'}:i"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["verify", "--board", "die-direct", "--report"],
+        ["lab", "campaign", "--presses", "5", "--plot"],
+    ],
+)
+def test_plots_without_matplotlib_are_one_line(
+    capsys, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, argv: list[str]
+) -> None:
+    """--report and the lab's --plot say what to install, before any press and
+    without importing matplotlib to find out (it is asked whether it is there)."""
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *rest: None if name == "matplotlib" else find_spec(name, *rest),
+    )
+    rc, out, err = run(capsys, *argv, str(tmp_path / "plots"))
+    assert (rc, out, err.count("\n")) == (2, "", 1)
+    assert f"error: {argv[-1]} needs matplotlib: pip install 'fairdie[plot]'" in err
+    assert not (tmp_path / "plots").exists()
 
 
 def _u(line: str) -> list[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from simsupport import run, run_on_a_terminal
+from simsupport import TAB, png_colours, run, run_on_a_terminal
 
 import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
 from fairdie.campaigns import Workers
@@ -161,6 +161,9 @@ def test_cli_campaign_json_and_plots(tmp_path: object, lab: Lab) -> None:
     assert 0 <= out["serial_seconds"] <= out["seconds"] and 0 <= out["serial_share"] <= 1
     assert set(out["cpu_seconds"]) == {"parent", "workers"}
     assert sum(out["counts"]) == 200 and len(out["plots"]) == 3
+    # each drawn: the faces' bars, the firmware's and the three references' curves
+    for path in out["plots"]:
+        assert png_colours(Path(path)) >= ({TAB[0]} if path.endswith("faces.png") else set(TAB))
 
 
 def test_cli_campaign_reports_every_player_and_both_tails(lab: Lab) -> None:

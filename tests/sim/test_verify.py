@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from quick_runs import SHARED, run_once
-from simsupport import run_on_a_terminal
+from simsupport import TAB, png_colours, run_on_a_terminal
 
 from fairdie.board import parse_board
 from fairdie.cli import main
@@ -113,15 +113,16 @@ def test_the_default_build_passes_every_check(tmp_path: Path, capsys) -> None:
     assert out["report"] == str(report / "index.html")
     assert page.count("src='data:image/png;base64,") == 6
     assert not re.search(r"src=['\"](?!data:)", page)
-    for png in (
-        "faces.png",
-        "spread.png",
-        "guess_rate.png",
-        "timing.png",
-        "energy.png",
-        "battery.png",
+    # each PNG drawn: its data in their colours
+    for png, drawn in (
+        ("faces.png", {TAB[0]}),
+        ("spread.png", set(TAB)),
+        ("guess_rate.png", set(TAB)),
+        ("timing.png", {"#0969da", "#bf8700", "#8250df", "#57606a", "#cf222e"}),
+        ("energy.png", {"#0969da"}),
+        ("battery.png", {"#0969da", "#cf222e"}),
     ):
-        assert (report / png).read_bytes()[:4] == b"\x89PNG"
+        assert drawn <= png_colours(report / png), png
     # the human form: a table of every check, then the energy's figures
     text = format_verdict(out)
     for name in NAMES[:-1]:

@@ -49,7 +49,7 @@ from fairdie.verify._figures import CR2032_MAH, FIGURES, Figure
 if TYPE_CHECKING:
     from fairdie.verify._candidate import Candidate
     from fairdie.verify._energy import Energy, Part, estimate, estimate_run
-    from fairdie.verify._plots import pyplot, save_figure
+    from fairdie.verify._plots import new_figure, save_figure
     from fairdie.verify._report import write_report
     from fairdie.verify._run import Verdict, all_checks, verify
     from fairdie.verify._timeline import KINDS, Recorder, Sleep, Timeline, record_run
@@ -81,8 +81,8 @@ __all__ = [
     "estimate",
     "estimate_run",
     "fail",
+    "new_figure",
     "ok",
-    "pyplot",
     "record_run",
     "save_figure",
     "skip",
@@ -97,7 +97,7 @@ _LAZY = {
     "Part": "_energy",
     "estimate": "_energy",
     "estimate_run": "_energy",
-    "pyplot": "_plots",
+    "new_figure": "_plots",
     "save_figure": "_plots",
     "write_report": "_report",
     "Verdict": "_run",

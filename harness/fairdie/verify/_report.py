@@ -24,7 +24,7 @@ from fairdie._files import claim_folder
 from fairdie.errors import FairdieError
 from fairdie.verify._check import FAIL, PASS, SKIP
 from fairdie.verify._figures import CR2032_MAH, FIGURES
-from fairdie.verify._plots import battery_png, energy_png, timing_png
+from fairdie.verify._plots import battery_png, energy_png, need_matplotlib, timing_png
 from fairdie.verify._run import all_checks
 
 if TYPE_CHECKING:
@@ -54,10 +54,7 @@ _STYLE = (
 def check_report_folder(folder: Path, *, force: bool = False) -> None:
     """Fail early (bad input) when the report cannot be written, or would be
     written into a folder holding what fairdie did not write (unless ``force``)."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise FairdieError("--report needs matplotlib: pip install 'fairdie[plot]'") from None
+    need_matplotlib("--report")
     claim_folder(folder, "--report", force=force)
 
 

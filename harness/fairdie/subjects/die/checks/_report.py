@@ -67,10 +67,10 @@ class RollsReport:
         return ""
 
     def images(self, folder: Path) -> list[tuple[str, str]]:
-        from fairdie.verify import pyplot, save_figure
+        from fairdie.verify import new_figure, save_figure
 
-        plt = pyplot()
-        fig, ax = plt.subplots(figsize=(6, 4))
+        fig = new_figure((6, 4))
+        ax = fig.subplots()
         counts = [self.faces.count(f) for f in range(1, 7)]
         ax.bar([str(f) for f in range(1, 7)], counts)
         ax.set(xlabel="face", ylabel="times shown", title=f"Faces: {len(self.faces)} rolls")

@@ -319,13 +319,13 @@ def campaign_main(argv: list[str]) -> int:
     if isinstance(args, int):
         return args
     if args.plot:
+        from fairdie.subjects.die.lab._plots import write_plots
+        from fairdie.verify._plots import need_matplotlib
+
         try:
-            from fairdie.subjects.die.lab._plots import write_plots
-        except ImportError:
-            print(
-                f"{CAMPAIGN}: error: --plot needs matplotlib: pip install 'fairdie[plot]'",
-                file=sys.stderr,
-            )
+            need_matplotlib("--plot")
+        except FairdieError as e:
+            print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
             return 2
     c = Campaign(
         args.presses,

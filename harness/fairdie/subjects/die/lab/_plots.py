@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only: no display needed
-import matplotlib.pyplot as plt
-from matplotlib.figure import Figure
-
-from fairdie.subjects.die.lab._campaign import CampaignResult
 from fairdie.subjects.die.lab._predict import CURVE_STEP, Tally
-from fairdie.verify._plots import save_figure
+from fairdie.verify._plots import new_figure, plain_numbers, save_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from fairdie.subjects.die.lab._campaign import CampaignResult
 
 __all__ = ["write_plots"]
 
@@ -25,11 +24,14 @@ def _curves(
     curves: Sequence[tuple[str, Sequence[float]]],
     yscale: str = "linear",
 ) -> str:
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    fig = new_figure((8, 4.5))
+    ax = fig.subplots()
     for name, curve in curves:
         ax.plot([CURVE_STEP * (i + 1) for i in range(len(curve))], curve, label=name)
     ax.set(xlabel="presses", ylabel=ylabel, title=title)
     ax.set_yscale(yscale)
+    if yscale != "linear":
+        plain_numbers(ax.yaxis)
     ax.legend()
     return _save(fig, path)
 
@@ -57,7 +59,8 @@ def write_plots(folder: str, result: CampaignResult, refs: dict[str, Tally]) -> 
             [(name, r.guess_curve) for name, r in tallies],
         ),
     ]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig = new_figure((6, 4))
+    ax = fig.subplots()
     ax.bar([str(f) for f in range(1, 7)], t.counts)
     ax.set(xlabel="face", ylabel="times shown", title=f"Faces: {title}")
     files.append(_save(fig, out / "faces.png"))
