@@ -251,4 +251,11 @@ def test_a_rig_is_made_again_once_its_firmware_file_is_rewritten(tmp_path: Path)
     assert rig_for(target) is rig
     st = elf.stat()
     os.utime(elf, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # as if rebuilt
-    assert rig_for(target) is not rig
+    rebuilt = rig_for(target)
+    assert rebuilt is not rig
+    # rewritten, its modification time put back (cp -p, rsync -t): made again too
+    st = elf.stat()
+    shutil.copy(setup.firmware, elf)
+    os.utime(elf, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert elf.stat().st_mtime_ns == st.st_mtime_ns
+    assert rig_for(target) is not rebuilt

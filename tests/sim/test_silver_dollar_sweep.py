@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from fairdie.subjects.silver_dollar._sweep import Sizes, sweep, sweep_main
+from fairdie.subjects.silver_dollar._sweep import Sizes, _text, sweep, sweep_main
 
 SMALL = Sizes(trials=15, games=8, players=1, positions=8)
 
@@ -48,6 +48,9 @@ def test_a_device_that_always_takes_the_first_win_fails_the_sweep(
     assert out["replies"]["positions"] == 8
     assert "not uniform" in out["replies"]["first_not_uniform"][0]
     assert out["starts"]["games"] == 0 and out["players"]["perfect"]["games"] == 0
+    # and the text says so, rather than "0 games" and a rate of 0/0
+    text = _text(out)
+    assert "starts: none read (--games 0)" in text and "players: none played" in text
 
 
 def test_bad_sizes_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -475,3 +475,18 @@ def test_a_die_that_rolls_when_its_noise_fails_fails_fairness(capsys) -> None:
     assert rc == 1 and fair["status"] == "fail", fair
     assert fair["reason"].startswith("stuck:1500: press 0: the chip showed ")
     assert "the model the fault; replay: fairdie lab campaign" in fair["reason"]
+
+
+def test_log_axes_are_labelled_in_plain_numbers() -> None:
+    """plain_numbers keeps matplotlib's choice of labelled ticks and writes
+    them as numbers, not mathtext (its formatter's private hook, checked here)."""
+    from fairdie.verify._plots import new_figure, plain_numbers
+
+    ax = new_figure((4, 3)).subplots()
+    ax.plot([1, 20_000], [1, 2])
+    ax.set_xscale("log")
+    plain_numbers(ax.xaxis)
+    ax.figure.canvas.draw()
+    labels = [t.get_text() for t in ax.xaxis.get_ticklabels() if t.get_text()]
+    assert {"10", "1,000", "10,000"} <= set(labels), labels
+    assert not any("$" in t for t in labels), labels

@@ -181,3 +181,14 @@ def test_idle_processes_end_when_their_process_is_killed() -> None:
         if p.poll() is None:
             p.kill()
             p.wait()
+
+
+def test_the_pools_state_that_decides_a_keep_is_there() -> None:
+    """A pool is kept only if its executor has the state _healthy reads."""
+    from fairdie.campaigns import _pool
+
+    with Workers(jobs=2) as w:
+        list(w.map(abs, [-1]))
+        assert w._pool is not None
+        assert all(hasattr(w._pool, name) for name in _pool._POOL_STATE)
+        assert _pool._healthy(w._pool)

@@ -405,7 +405,7 @@ def _shipped() -> dict[str, Path]:
     found: dict[str, Path] = {}
     for folder in board_folders():
         for entry in sorted(os.listdir(folder)):  # as folder.glob("*.toml"), at a fifth the cost
-            if entry.endswith(".toml"):
+            if entry.endswith(".toml") and not entry.startswith("."):  # as glob skips them
                 f = folder / entry
                 found.setdefault(f.stem, f)
     return found

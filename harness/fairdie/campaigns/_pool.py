@@ -199,12 +199,20 @@ def _spawn_state(jobs: int) -> _Spawn:
     return (jobs, env, os.getcwd(), tuple(sys.path))
 
 
+#: what :func:`_healthy` reads of a ProcessPoolExecutor (its own state, not
+#: an API: a Python without one of them keeps no pool; a test says they exist)
+_POOL_STATE = ("_processes", "_broken", "_shutdown_thread")
+
+
 def _healthy(pool: ProcessPoolExecutor) -> bool:
     """Whether ``pool`` takes work: not shut down, and none of its processes
     ended (a process's sentinel reads its end, whoever reaped it)."""
-    procs = (getattr(pool, "_processes", None) or {}).values()
-    broken = getattr(pool, "_broken", False) or getattr(pool, "_shutdown_thread", False)
-    return not broken and not multiprocessing.connection.wait([p.sentinel for p in procs], 0)
+    if not all(hasattr(pool, name) for name in _POOL_STATE):
+        return False
+    if pool._broken or pool._shutdown_thread:
+        return False
+    procs = (pool._processes or {}).values()
+    return not multiprocessing.connection.wait([p.sentinel for p in procs], 0)
 
 
 def _keep(spawned: _Spawn, pool: ProcessPoolExecutor) -> None:

@@ -38,18 +38,22 @@ def resolve_clock(given: int | None, board: Board | None, firmware: Firmware | N
     return clock
 
 
-#: per process, the firmware of each setup: (file, its modification time, eep and
-#: its modification time, mcu, clock)
-_Key = tuple[Path, int | None, Path | None, int | None, str, int]
+#: a file as last written: its modification and change times, size and inode
+_Stamp = tuple[int, int, int, int]
+#: per process, the firmware of each setup: (file, its stamp, eep and its stamp, mcu, clock)
+_Key = tuple[Path, _Stamp | None, Path | None, _Stamp | None, str, int]
 _LOADED: dict[_Key, Firmware] = {}
 _KEEP = 32
 
 
-def _stamp(path: Path) -> int | None:
+def _stamp(path: Path) -> _Stamp | None:
+    """The file as last written: a rewrite changes its change time even where
+    its modification time is put back (``touch -r``, ``cp -p``, ``rsync -t``)."""
     try:
-        return path.stat().st_mtime_ns
+        st = path.stat()
     except OSError:
         return None  # gone: loading it says so
+    return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
 
 
 def _keep(key: _Key, firmware: Firmware) -> Firmware:

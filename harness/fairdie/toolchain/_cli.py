@@ -78,7 +78,7 @@ def add_build_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--f-cpu", type=_f_cpu, metavar="HZ", help="override the clock")
     parser.add_argument("--mcu", help="override the MCU")
     parser.add_argument(
-        "-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]", help="a define"
+        "-D", dest="defines", action="append", metavar="NAME[=VALUE]", help="a define"
     )
     parser.add_argument("--cache-dir", type=Path, help="cache folder (default $FAIRDIE_CACHE)")
     parser.add_argument(
@@ -100,7 +100,7 @@ def run_build_command(args: argparse.Namespace) -> int:
     """
     target = load_target(args.target)
     defines: dict[str, Define] = {}
-    for text in args.defines:
+    for text in args.defines or ():  # None when none given
         name, value = _define(text)
         if name in defines:
             raise ToolchainError(f"-D {name} given twice")

@@ -47,8 +47,10 @@ def new_figure(figsize: tuple[float, float]) -> Figure:
     """An empty figure on white, drawn off screen by :func:`save_figure`:
     no pyplot, so nothing to close, and no matplotlibrc's dpi or savefig
     settings change the PNG."""
-    from matplotlib.figure import Figure
-
+    try:
+        from matplotlib.figure import Figure
+    except ImportError as e:  # installed (need_matplotlib found it) but broken
+        raise FairdieError(f"matplotlib does not import: {e}") from None
     return Figure(figsize=figsize, dpi=_DPI, facecolor="white")
 
 

@@ -295,11 +295,19 @@ def _text(out: dict[str, Any]) -> str:
         f"  {r['with_choice']} with a choice: {r['not_uniform']} not uniform by chi-square"
         f" (alpha {r['alpha']:g} over them, {r['alpha_each']:.2g} each); pooled"
         f" {pooled['statistic']} on {pooled['df']} df (critical {pooled['critical'] or 0:.1f})",
-        f"starts: {s['games']:,} games, {s['distinct']} distinct of the solver's"
-        f" {s['valid_starts']} valid, {s['invalid']} invalid",
-        f"players: perfect won {pl['perfect']['wins']}/{pl['perfect']['games']};"
-        f" random won {pl['random']['wins']}/{pl['random']['games']}"
-        f" ({100 * (pl['random']['rate'] or 0):.1f} %)",
+        (
+            f"starts: {s['games']:,} games, {s['distinct']} distinct of the solver's"
+            f" {s['valid_starts']} valid, {s['invalid']} invalid"
+            if s["games"]
+            else "starts: none read (--games 0)"
+        ),
+        (
+            f"players: perfect won {pl['perfect']['wins']}/{pl['perfect']['games']};"
+            f" random won {pl['random']['wins']}/{pl['random']['games']}"
+            f" ({100 * (pl['random']['rate'] or 0):.1f} %)"
+            if pl["random"]["games"]
+            else "players: none played (--players 0)"
+        ),
         *(f"  wrong: {w}" for w in r["first_wrong"]),
         *(f"  not uniform: {w}" for w in r["first_not_uniform"]),
         *(f"  invalid start: {w}" for w in s["first_invalid"]),

@@ -156,6 +156,8 @@ def _walk(model: DieModel, seed: int) -> list[bytes]:
     key = (model.name, seed)
     if key not in _WALKS:
         _WALKS[key] = walk(model, 300, seed)
+        while len(_WALKS) > 16:  # the last few: a kept worker serves seed after seed
+            del _WALKS[next(iter(_WALKS))]
     return _WALKS[key]
 
 

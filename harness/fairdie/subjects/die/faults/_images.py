@@ -223,6 +223,8 @@ def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
         return _start_images(model, seed)
     if made is None:
         made = _STARTS[key] = tuple(_start_images(model, seed))
+        while len(_STARTS) > 16:  # the last few: a kept worker serves seed after seed
+            del _STARTS[next(iter(_STARTS))]
     return list(made)
 
 
