@@ -69,7 +69,6 @@ class Workers:
         self._lock = threading.Lock()
         self._out: set[Any] = set()  #: the futures sent whose callbacks have not run
         self.last_done = 0.0
-        self.outstanding = 0
 
     def __enter__(self) -> Workers:
         if self.scheduler:
@@ -103,15 +102,19 @@ class Workers:
         """Whether pieces run in this process (one job, no scheduler)."""
         return self._client is None and self.jobs <= 1
 
-    def _done(self, future: object, sent: int = 1) -> None:
+    @property
+    def outstanding(self) -> int:
+        """How many pieces sent to workers have not finished."""
+        with self._lock:
+            return len(self._out)
+
+    def _done(self, future: object) -> None:
         with self._lock:
             self.last_done = max(self.last_done, time.perf_counter())
-            self.outstanding -= sent
             self._out.discard(future)
 
     def _sent(self, futures: Sequence[Any]) -> None:
         with self._lock:
-            self.outstanding += len(futures)
             self._out.update(futures)
         for f in futures:
             f.add_done_callback(self._done)
@@ -152,7 +155,7 @@ class Workers:
 
     def _now(self, fn: Callable[[T], R], x: T) -> R:
         r = fn(x)
-        self._done(None, 0)
+        self._done(None)
         return r
 
 

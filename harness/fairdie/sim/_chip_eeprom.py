@@ -51,16 +51,16 @@ class EepromMixin(ChipBase):
 
     @property
     def eeprom_in_flight(self) -> EepromWrite | None:
-        w, c = self._ew_buf, self._c
-        _fd_eeprom_in_flight(c, w)
-        if not w.active:
+        flight = self.eeprom_flight()
+        if flight is None:
             return None
+        address, old, new, mode, done = flight
         return EepromWrite(
-            address=int(w.address),
-            old=int(w.old_value),
-            new=int(w.new_value),
-            cycles_left=max(0, int(w.done_cycle) - _fd_cycle(c)),
-            mode=_EE_MODES[w.mode],
+            address=int(address),
+            old=int(old),
+            new=int(new),
+            cycles_left=max(0, int(done) - _fd_cycle(self._c)),
+            mode=_EE_MODES[mode],
         )
 
     def eeprom_flight(self) -> tuple[int, int, int, int, int] | None:

@@ -20,7 +20,7 @@ dollar. It is written as its cells in descending order, ``"12,9,6,3,1"``
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from functools import cache, lru_cache
 from itertools import combinations
 from typing import NamedTuple
@@ -89,7 +89,8 @@ def _bit(cell: int) -> int:
 
 
 #: the solver's answers about one position are memoised: play reads them many
-#: times a game (a mask of the strip's 12 cells has 4096 values)
+#: times a game (a mask of the strip's 12 cells has 4096 values; as many lists
+#: of cells are kept)
 _MEMO = 1 << CELLS
 
 
@@ -144,10 +145,6 @@ def _legal(pos: Position) -> tuple[Move, ...]:
     return tuple(out)
 
 
-def _moves(pos: Position) -> Iterator[Move]:
-    return iter(_legal(pos))
-
-
 def legal_moves(pos: Position) -> list[Move]:
     """Every legal move, by dollar from the left, then by distance (shortest first)."""
     return list(_legal(pos))
@@ -166,7 +163,7 @@ def apply(pos: Position, move: Move) -> Position:
 @cache
 def wins(pos: Position) -> bool:
     """Whether the player to move can force a win (a search of the game tree)."""
-    return any(not wins(apply(pos, m)) for m in _moves(pos))
+    return any(not wins(apply(pos, m)) for m in _legal(pos))
 
 
 def winning_moves(pos: Position) -> list[Move]:
@@ -176,7 +173,7 @@ def winning_moves(pos: Position) -> list[Move]:
 
 @lru_cache(maxsize=_MEMO)
 def _winning(pos: Position) -> tuple[Move, ...]:
-    return tuple(m for m in _moves(pos) if not wins(apply(pos, m)))
+    return tuple(m for m in _legal(pos) if not wins(apply(pos, m)))
 
 
 def all_positions() -> list[Position]:
@@ -202,7 +199,7 @@ def _valid_starts() -> tuple[Position, ...]:
 
 def move_between(before: Position, after: Position) -> Move:
     """The legal move that turns ``before`` into ``after``, else a :class:`PositionError`."""
-    for m in _moves(before):
+    for m in _legal(before):
         if apply(before, m) == after:
             return m
     raise PositionError(
