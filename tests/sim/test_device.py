@@ -202,8 +202,9 @@ def test_a_run_ends_on_its_deadline_when_a_sleep_starts_on_it(button_die_hex: Pa
 
 
 def test_a_restored_device_counts_its_leds_from_the_power_on_before_the_snapshot() -> None:
-    """Device.restore: what an eye sees after it is what it saw in the run the
-    snapshot came from, not what the power-on since would let it see."""
+    """A restored chip: what an eye sees after it is what it saw in the run the
+    snapshot came from, not what the power-on since would let it see (the
+    device counts light from the chip's own power-on cycle, which a snapshot keeps)."""
     die = Die(board="die-direct", seed=3)
     die.roll()
     die.power_on()
@@ -214,6 +215,6 @@ def test_a_restored_device_counts_its_leds_from_the_power_on_before_the_snapshot
     assert seen
     die.power_off()
     die.power_on()  # later than the cycle the snapshot reads again
-    die.restore(snap)
+    die.chip.restore(snap)
     die.chip.run(to_cycle=shown)
     assert die.lit() == seen

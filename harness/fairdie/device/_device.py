@@ -14,7 +14,7 @@ from fairdie.sim import EventKind, mcu_matches, parse_pin
 from fairdie.stimulus import MAX_HOLD_S, PressTime, PressTiming, parse_timing
 
 if TYPE_CHECKING:
-    from fairdie.sim import Chip, PowerCycle, Snapshot
+    from fairdie.sim import Chip, PowerCycle
 
 __all__ = ["MAX_HOLD_S", "Device", "check_hold"]
 
@@ -50,7 +50,6 @@ class Device:
         chip.set_leds(self.leds.pairs)
         #: the persistence window at the chip's clock (a build may differ from the board's)
         self.window = board.persistence_cycles_at(chip.frequency)
-        self._lit_from = chip.cycle
         self._edges = 0
         self._pressed: set[str] = set()
         self._speaker: tuple[str, int] | None = None
@@ -71,25 +70,17 @@ class Device:
 
     def power_on(self) -> None:
         """Switch the supply on; LED light is counted from here."""
-        self._lit_from = self.chip.cycle
         self.chip.leds_restart()
         self.chip.power_on()
 
     def power_off(self) -> None:
         self.chip.power_off()
 
-    def restore(self, snap: Snapshot) -> None:
-        """Put the chip back to ``snap`` (:meth:`Chip.restore`), its LED light
-        counted from the power-on before it."""
-        self.chip.restore(snap)
-        self._lit_from = self.chip.power_on_cycle
-
     def power_cycle(self, steps: Sequence[int]) -> PowerCycle:
         """A press of the power switch in one call to the engine: switch the
         supply on, run ``steps[0]`` cycles, then ``steps[1]`` more and so on,
         and switch it off. After each run it reads the LEDs an eye sees, as
         :meth:`lit` reads them then (``seen``: masks for :meth:`seen`)."""
-        self._lit_from = self.chip.cycle
         d = self.leds
         return self.chip.power_cycle(steps, self.window, relative=d.relative, floor=d.floor)
 
@@ -262,7 +253,7 @@ class Device:
         """The LEDs an eye sees lit over the persistence window ending at cycle
         ``at`` (default: now), counted from the last power-on."""
         end = self.chip.cycle if at is None else at
-        start = max(self._lit_from, end - self.window)
+        start = max(self.chip.power_on_cycle, end - self.window)
         if end <= start or (not self.chip.powered and at is None):
             return frozenset()
         d = self.leds

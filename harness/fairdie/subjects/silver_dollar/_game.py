@@ -212,7 +212,7 @@ class Game(Device):
         the persistence window), counted from the last power-on."""
         end = self.chip.cycle
         span = self.window if seconds is None else self.chip.cycles_for(seconds)
-        start = max(self._lit_from, end - span)
+        start = max(self.chip.power_on_cycle, end - span)
         if end <= start or not self.chip.powered:
             return {}
         counts = self.chip.leds_lit_cycles(start, end)

@@ -215,7 +215,7 @@ class Rig:
             if chip.powered:
                 chip.power_off()
             chip.clear_trace()
-            self.die.restore(prefix[0])
+            self.die.chip.restore(prefix[0])
             chip.write_eeprom(0, image)
             codes = prefix[1]  # the prefix's conversions: the trace holds the rest
         start = chip.power_on_cycle
