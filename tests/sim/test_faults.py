@@ -118,6 +118,33 @@ def test_a_boot_from_the_shared_prefix_is_the_whole_boot(board):
         assert short.boot(image) == whole.boot(image), image.hex()
 
 
+#: the ATtiny13A's EEDR (I/O 0x1D) in the data space: what a read of the EEPROM leaves
+EEDR = 0x20 + 0x1D
+
+
+@pytest.mark.parametrize("how", ["read", "wrote"])
+def test_a_prefix_that_touched_the_eeprom_is_not_shared(how):
+    """Rig._boot_prefix refuses a prefix in whose runs (from an erased chip and
+    from all zeros) the EEPROM was read (a byte of the CPU's differs: here EEDR)
+    or written (the image changed): boots then run whole."""
+    rig = Rig(Target(board="die-direct"))
+    start = rig._start
+
+    def touched(image, codes):
+        start(image, codes)
+        if image == bytes(rig.size):  # the second run, from all zeros
+            if how == "read":
+                rig.chip.write_data(EEDR, b"\x5a")
+            else:
+                rig.chip.write_eeprom(rig.size - 1, b"\x5a")
+
+    rig._start = touched
+    assert rig._boot_prefix() is None
+    rig._start = start
+    image = bytes(rig.size)
+    assert rig.boot(image) == Rig(Target(board="die-direct")).boot(image)
+
+
 def test_a_rebase_cut_in_its_4th_write_is_caught():
     """The issue's example: [254, 255, 255, 255, 255, 255] cut during the rebase."""
     rig = Rig(Target(variant="seed"))
