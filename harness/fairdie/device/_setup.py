@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fairdie._recent import Recent
 from fairdie.board import Board, load_board
 from fairdie.errors import FairdieError
 from fairdie.sim import Firmware, load_firmware
@@ -42,8 +43,7 @@ def resolve_clock(given: int | None, board: Board | None, firmware: Firmware | N
 _Stamp = tuple[int, int, int, int]
 #: per process, the firmware of each setup: (file, its stamp, eep and its stamp, mcu, clock)
 _Key = tuple[Path, _Stamp | None, Path | None, _Stamp | None, str, int]
-_LOADED: dict[_Key, Firmware] = {}
-_KEEP = 32
+_LOADED: Recent[_Key, Firmware] = Recent(32)
 
 
 def _stamp(path: Path) -> _Stamp | None:
@@ -54,13 +54,6 @@ def _stamp(path: Path) -> _Stamp | None:
     except OSError:
         return None  # gone: loading it says so
     return (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
-
-
-def _keep(key: _Key, firmware: Firmware) -> Firmware:
-    _LOADED[key] = firmware
-    while len(_LOADED) > _KEEP:
-        del _LOADED[next(iter(_LOADED))]
-    return firmware
 
 
 @dataclass(frozen=True)
@@ -127,7 +120,7 @@ class Setup:
         # the probe is the firmware :meth:`load` would load, once given the clock
         # resolved here (load_firmware's default_f_cpu): loaded once, not twice
         key = setup._key()
-        _keep(key, replace(probe, path=key[0], f_cpu=probe.f_cpu or clock))
+        _LOADED.put(key, replace(probe, path=key[0], f_cpu=probe.f_cpu or clock))
         return setup
 
     def clock_note(self) -> str | None:
@@ -168,10 +161,9 @@ class Setup:
     def load(self) -> Firmware:
         """The firmware, loaded once per process."""
         key = self._key()
-        found = _LOADED.get(key)
-        if found is None:
-            found = load_firmware(key[0], eep=self.eep, mcu=self.mcu, default_f_cpu=self.f_cpu)
-        return _keep(key, found)
+        return _LOADED.get(
+            key, lambda: load_firmware(key[0], eep=self.eep, mcu=self.mcu, default_f_cpu=self.f_cpu)
+        )
 
     def _key(self) -> _Key:
         path = self.firmware.resolve()

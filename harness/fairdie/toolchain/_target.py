@@ -179,13 +179,19 @@ def _package_firmware() -> Path:
     return Path(__file__).resolve().parent.parent / "firmware"
 
 
+def _roots() -> tuple[Path, ...]:
+    """Where shipped targets live, first found first: the core's firmware
+    folder, then each subject's."""
+    from fairdie.subjects import firmware_folders
+
+    return (firmware_dir(), *firmware_folders())
+
+
 def shipped_targets() -> dict[str, Path]:
     """Target name -> folder: the core's (``firmware_dir()``, its ``tests/``
     holding the engine's test firmwares) and each subject's ``firmware/``."""
-    from fairdie.subjects import firmware_folders
-
     found: dict[str, Path] = {}
-    for root in (firmware_dir(), *firmware_folders()):
+    for root in _roots():
         if root.is_dir():
             for d in sorted(root.iterdir()):
                 if (d / TARGET_FILE).is_file():
@@ -196,9 +202,7 @@ def shipped_targets() -> dict[str, Path]:
 def _shipped_target(name: str) -> Path | None:
     """``shipped_targets().get(name)`` without listing every folder: the
     first root holding ``name/target.toml``."""
-    from fairdie.subjects import firmware_folders
-
-    for root in (firmware_dir(), *firmware_folders()) if name else ():
+    for root in _roots() if name else ():
         if (root / name / TARGET_FILE).is_file():
             return root / name
     return None

@@ -9,17 +9,16 @@ than its chip (its contact bounce's sequence), so it is made anew each time.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING
+
+from fairdie._recent import Recent
 
 if TYPE_CHECKING:
     from fairdie.sim import Snapshot
     from fairdie.subjects.die._die import Die
 
 __all__ = ["FreshDice", "fresh_dice"]
-
-_KEEP = 8  # recipes kept per process
 
 
 class FreshDice:
@@ -49,15 +48,9 @@ class FreshDice:
         return die
 
 
-_CACHE: OrderedDict[Hashable, FreshDice] = OrderedDict()
+_CACHE: Recent[Hashable, FreshDice] = Recent(8)  # recipes kept per process
 
 
 def fresh_dice(key: Hashable, make: Callable[[], Die]) -> FreshDice:
     """The process's :class:`FreshDice` for the recipe ``key`` (the last few are kept)."""
-    found = _CACHE.get(key)
-    if found is None:
-        found = _CACHE[key] = FreshDice(make)
-        while len(_CACHE) > _KEEP:
-            _CACHE.popitem(last=False)
-    _CACHE.move_to_end(key)
-    return found
+    return _CACHE.get(key, lambda: FreshDice(make))

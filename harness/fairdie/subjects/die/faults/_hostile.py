@@ -18,6 +18,7 @@ from array import array
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fairdie._recent import Recent
 from fairdie.subjects.die._models import DieModel
 from fairdie.subjects.die.faults._cuts import PRESS_S
 from fairdie.subjects.die.faults._ids import press_step, step
@@ -149,16 +150,12 @@ def _spliced(model: DieModel, index: int, seed: int) -> bytes:
     return bytes(image[:64])
 
 
-_WALKS: dict[tuple[str, int], list[bytes]] = {}
+#: per process: (model name, seed) -> its walk (a kept worker serves seed after seed)
+_WALKS: Recent[tuple[str, int], list[bytes]] = Recent(16)
 
 
 def _walk(model: DieModel, seed: int) -> list[bytes]:
-    key = (model.name, seed)
-    if key not in _WALKS:
-        _WALKS[key] = walk(model, 300, seed)
-        while len(_WALKS) > 16:  # the last few: a kept worker serves seed after seed
-            del _WALKS[next(iter(_WALKS))]
-    return _WALKS[key]
+    return _WALKS.get((model.name, seed), lambda: walk(model, 300, seed))
 
 
 def _values(old: int, quick: bool, rng: random.Random) -> list[int]:

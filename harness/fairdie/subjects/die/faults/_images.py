@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from fairdie._recent import Recent
 from fairdie.noise import ADC_MAX
 from fairdie.subjects.die import _fair, _ring
 from fairdie.subjects.die._models import DieModel
@@ -210,7 +211,7 @@ def edge_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
 
 
 #: per process: (model, seed) -> its starting images (each campaign plans from them)
-_STARTS: dict[tuple[DieModel, int], tuple[tuple[str, bytes], ...]] = {}
+_STARTS: Recent[tuple[DieModel, int], tuple[tuple[str, bytes], ...]] = Recent(16)
 
 
 def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
@@ -218,14 +219,10 @@ def start_images(model: DieModel, *, seed: int = 0) -> list[tuple[str, bytes]]:
     (hundreds of presses of the model in Python) for each model and seed."""
     key = (model, seed)
     try:
-        made = _STARTS.get(key)
+        hash(key)
     except TypeError:  # a model that cannot be a key: made each time
         return _start_images(model, seed)
-    if made is None:
-        made = _STARTS[key] = tuple(_start_images(model, seed))
-        while len(_STARTS) > 16:  # the last few: a kept worker serves seed after seed
-            del _STARTS[next(iter(_STARTS))]
-    return list(made)
+    return list(_STARTS.get(key, lambda: tuple(_start_images(model, seed))))
 
 
 def _start_images(model: DieModel, seed: int) -> list[tuple[str, bytes]]:

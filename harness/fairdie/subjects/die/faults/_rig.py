@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from fairdie import campaigns
+from fairdie._recent import Recent
 from fairdie.campaigns import Write
 from fairdie.device import steady_symbol
 from fairdie.noise import Codes
@@ -91,7 +92,7 @@ class Rig:
         self.misexecutes = campaigns.misexecutes(self.fuses)
         self.footprint = tuple(self.model.footprint)
         #: codes -> the noise that reads them (a press's codes are pressed again and again)
-        self._noises: dict[tuple[int, ...], Codes] = {}
+        self._noises: Recent[tuple[int, ...], Codes] = Recent(_NOISES_KEPT)
         self._prefix: tuple[Snapshot, tuple[int, ...]] | Literal[False] | None = False
 
     # ---- pressing ------------------------------------------------------------
@@ -105,13 +106,9 @@ class Rig:
         self.die.power_on()
 
     def _noise(self, codes: tuple[int, ...]) -> Codes:
-        """The noise that reads ``codes`` from the first, made once for a few
-        hundred codes tuples at a time."""
-        noise = self._noises.get(codes)
-        if noise is None:
-            if len(self._noises) >= _NOISES_KEPT:
-                self._noises.clear()
-            noise = self._noises[codes] = Codes(codes, vcc_mv=self._vcc)
+        """The noise that reads ``codes`` from the first, kept for the last few
+        hundred codes tuples."""
+        noise = self._noises.get(codes, lambda: Codes(codes, vcc_mv=self._vcc))
         noise.restore(0)
         return noise
 
@@ -259,12 +256,13 @@ class Rig:
             if chip.eeprom != image or chip.eeprom_flight() is not None:  # it wrote
                 chip.power_off()
                 return None
-            # what the CPU holds (registers, I/O, SRAM), where it is, what it read
-            seen = (chip.read_data(0, chip.ramend + 1), chip.pc, chip.cycle, chip.adc_codes())
+            # what the CPU holds (registers, I/O, SRAM), when it got here (both
+            # stopped at the prefix's end), what it read
+            seen = (chip.read_data(0, chip.ramend + 1), chip.cycle, chip.adc_codes())
             made.append((chip.snapshot(), seen))
             chip.power_off()
         if made[0][1] == made[1][1]:
-            self._prefix = made[0][0], made[0][1][3]
+            self._prefix = made[0][0], made[0][1][2]
         return self._prefix
 
 

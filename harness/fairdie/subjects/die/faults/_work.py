@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from fairdie._recent import Recent
 from fairdie.subjects.die.faults._ids import Step, replay_id, step, unit_step
 from fairdie.subjects.die.faults._outcome import Outcome
 from fairdie.subjects.die.faults._rig import Boot, Rig, Target, Write
@@ -16,8 +17,7 @@ __all__ = ["Unit", "Work", "rig_for"]
 
 #: per process: the rig of each target and the setup it resolved to (the
 #: last few: a process serves campaign after campaign)
-_RIGS: dict[Hashable, Rig] = {}
-_KEEP = 16
+_RIGS: Recent[Hashable, Rig] = Recent(16)
 #: per process, of each rig: image -> I4 verdict of its boot (None: fine)
 _BOOTED: WeakKeyDictionary[Rig, dict[bytes, tuple[str, str] | None]] = WeakKeyDictionary()
 
@@ -25,12 +25,7 @@ _BOOTED: WeakKeyDictionary[Rig, dict[bytes, tuple[str, str] | None]] = WeakKeyDi
 def rig_for(target: Target) -> Rig:
     target = target.resolved()
     assert target.setup is not None
-    key = (target, target.setup.recipe())
-    rig = _RIGS.pop(key, None)
-    _RIGS[key] = rig = Rig(target) if rig is None else rig  # the newest last
-    while len(_RIGS) > _KEEP:
-        del _RIGS[next(iter(_RIGS))]
-    return rig
+    return _RIGS.get((target, target.setup.recipe()), lambda: Rig(target))
 
 
 @dataclass(frozen=True)
