@@ -1,6 +1,7 @@
 """Helpers the simulator tests share: the CLI in-process (its stderr on a
-pseudo-terminal or not), a command on a pseudo-terminal, and a VCD read back
-with pyvcd's tokenizer (or, for a long one, line by line, as pyvcd reads it)."""
+pseudo-terminal or not), a command on a pseudo-terminal, a VCD read back
+with pyvcd's tokenizer (or, for a long one, line by line, as pyvcd reads it),
+and the EEPROM's busy spans in a chip's trace."""
 
 from __future__ import annotations
 
@@ -17,12 +18,15 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from vcd.reader import TokenKind, tokenize
 
 from fairdie.cli import main
+
+if TYPE_CHECKING:
+    from fairdie.sim import Chip
 
 Wave = list[tuple[int, Any]]
 
@@ -203,3 +207,10 @@ def png_colours(path: Path) -> set[str]:
         assert image.format == "PNG"
         pixels = image.convert("RGB").getcolors(image.width * image.height)
     return {"#{:02x}{:02x}{:02x}".format(*rgb) for _, rgb in pixels}
+
+
+def busy_spans(chip: Chip) -> list[tuple[int, int]]:
+    from fairdie.sim import EventKind
+
+    ev = chip.trace.signal(EventKind.EEPROM_START | EventKind.EEPROM_DONE)
+    return [(a.cycle, b.cycle) for a, b in zip(ev[::2], ev[1::2], strict=True)]
