@@ -8,7 +8,9 @@
 valid, every face reachable, one steady face per roll);
 :mod:`~fairdie.subjects.die.suite.test_fair_die` holds our firmware's rules, press by press
 against the die's reference model (``die.model``: the fair rule on its ring of
-records, or the seed's on six counters), and
+records, or the seed's on six counters),
+:mod:`~fairdie.subjects.die.suite.test_fair_die_properties` the same rules on any table,
+EEPROM bytes and noise Hypothesis draws, and
 :mod:`~fairdie.subjects.die.suite.test_fair_die_hygiene` what its LEDs, pins and EEPROM
 writes must never do. Those skip, saying why, on a die that follows no model
 and keeps no counters; a test of one rule skips on a die of the other. Every
