@@ -1,12 +1,22 @@
 """How a refused command line looks (tests/sim/test_bad_input*.py): exit 2, one
-error line, nothing on stdout, the input files unchanged."""
+error line, nothing on stdout, the input files unchanged; and the build of our
+die whose files those tests cut, patch and damage."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
 from simsupport import run
+
+from fairdie.toolchain import Build, build
+
+
+@functools.cache
+def die() -> Build:
+    """Our die's build (``die_t13a``), made once per process."""
+    return build("die_t13a")
 
 
 def _snapshot(paths: list[Path]) -> dict[Path, tuple[bytes, int]]:

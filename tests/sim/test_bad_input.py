@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from refusals import refused
+from refusals import die, refused
 from simsupport import run
 
-from fairdie.toolchain import Build, build
+from fairdie.toolchain import Build
 
 
 def hex_record(address: int, data: bytes, kind: int = 0) -> str:
@@ -31,11 +31,6 @@ def hex_record(address: int, data: bytes, kind: int = 0) -> str:
 
 
 EOF = ":00000001FF"
-
-
-@pytest.fixture(scope="module")
-def die() -> Build:
-    return build("die_t13a")
 
 
 @pytest.fixture
@@ -69,9 +64,9 @@ def _section_size_offset(elf: bytes, name: str) -> int:
 # ---- firmware files -----------------------------------------------------------------
 
 
-def _firmware_cases(die: Build) -> dict[str, tuple[bytes | str, str]]:
-    elf = die.elf.read_bytes()
-    hexl = die.hex.read_text().splitlines()
+def _firmware_cases(built: Build) -> dict[str, tuple[bytes | str, str]]:
+    elf = built.elf.read_bytes()
+    hexl = built.hex.read_text().splitlines()
     bad_sum = hexl[1][:-2] + f"{(int(hexl[1][-2:], 16) + 1) & 0xFF:02X}"
     x86 = bytearray(elf)
     x86[18:20] = struct.pack("<H", 62)
@@ -123,13 +118,13 @@ FIRMWARE_CASES = [
 ]
 
 
-def test_every_firmware_case_is_run(die):
-    assert sorted(FIRMWARE_CASES) == sorted(_firmware_cases(die))
+def test_every_firmware_case_is_run():
+    assert sorted(FIRMWARE_CASES) == sorted(_firmware_cases(die()))
 
 
 @pytest.mark.parametrize("name", FIRMWARE_CASES)
-def test_bad_firmware_file(capsys, die, files, name):
-    content, message = _firmware_cases(die)[name]
+def test_bad_firmware_file(capsys, files, name):
+    content, message = _firmware_cases(die())[name]
     path = files(name, content)
     line = refused(capsys, "press", "--firmware", str(path), inputs=(path,))
     assert line.startswith("fairdie: error: ") and message in line
@@ -139,12 +134,12 @@ def test_bad_firmware_file(capsys, die, files, name):
     ("kind", "shown"),
     [("folder", "a directory"), ("fifo", "a FIFO"), ("device", "a character device")],
 )
-def test_firmware_that_is_not_a_file(capsys, die, tmp_path, kind, shown):
+def test_firmware_that_is_not_a_file(capsys, tmp_path, kind, shown):
     """Named as what it is, not as missing; a FIFO is not waited on."""
     path = {"folder": tmp_path, "fifo": tmp_path / "f.hex", "device": Path("/dev/zero")}[kind]
     if kind == "fifo":
         os.mkfifo(path)
-    for argv in (["--firmware", str(path)], ["--firmware", str(die.hex), "--eep", str(path)]):
+    for argv in (["--firmware", str(path)], ["--firmware", str(die().hex), "--eep", str(path)]):
         line = refused(capsys, "press", *argv)
         assert line.endswith(f"{path}: not a regular file ({shown})")
 
@@ -156,8 +151,8 @@ def test_firmware_that_is_not_a_file(capsys, die, tmp_path, kind, shown):
         (".text", 4000, "needs 4000 bytes of flash (.text+.data); the attiny13a has 1024"),
     ],
 )
-def test_elf_too_large_for_the_mcu(capsys, die, files, section, size, message):
-    elf = bytearray(die.elf.read_bytes())
+def test_elf_too_large_for_the_mcu(capsys, files, section, size, message):
+    elf = bytearray(die().elf.read_bytes())
     struct.pack_into("<I", elf, _section_size_offset(bytes(elf), section), size)
     path = files("big.elf", bytes(elf))
     assert message in refused(capsys, "press", "--firmware", str(path), inputs=(path,))
@@ -190,25 +185,25 @@ def test_elf_too_large_for_the_mcu(capsys, die, files, section, size, message):
         ),
     ],
 )
-def test_bad_eeprom_image(capsys, die, files, content, message):
+def test_bad_eeprom_image(capsys, files, content, message):
     eep = files("t.eep", content)
     line = refused(
-        capsys, "press", "--firmware", str(die.hex), "--eep", str(eep), inputs=(eep, die.hex)
+        capsys, "press", "--firmware", str(die().hex), "--eep", str(eep), inputs=(eep, die().hex)
     )
     assert message in line
 
 
-def test_missing_eeprom_image_and_eeprom_with_an_elf(capsys, die, tmp_path):
-    line = refused(capsys, "press", "--firmware", str(die.hex), "--eep", str(tmp_path / "no.eep"))
+def test_missing_eeprom_image_and_eeprom_with_an_elf(capsys, tmp_path):
+    line = refused(capsys, "press", "--firmware", str(die().hex), "--eep", str(tmp_path / "no.eep"))
     assert "no.eep: no such EEPROM file" in line
-    line = refused(capsys, "press", "--firmware", str(die.elf), "--eep", str(die.eep))
+    line = refused(capsys, "press", "--firmware", str(die().elf), "--eep", str(die().eep))
     assert "an ELF carries its own EEPROM section; --eep is for HEX files" in line
 
 
-def test_a_good_eeprom_image_still_loads(capsys, die):
+def test_a_good_eeprom_image_still_loads(capsys):
     """The checks above refuse what is wrong, not the images our build writes."""
     rc, _out, err = run(
-        capsys, "press", "--firmware", str(die.hex), "--eep", str(die.eep), "--json"
+        capsys, "press", "--firmware", str(die().hex), "--eep", str(die().eep), "--json"
     )
     assert rc == 0, err
 
@@ -231,18 +226,18 @@ print(json.dumps(seen))
 
 
 @pytest.fixture(scope="module")
-def oversized(die: Build, tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
+def oversized(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Any]]:
     """What ``OVERSIZED_SCRIPT`` did with each image: an ELF whose .bss needs
     2 KB of SRAM, and an EEPROM image of 4 KB."""
     where = tmp_path_factory.mktemp("oversized")
-    elf = bytearray(die.elf.read_bytes())
+    elf = bytearray(die().elf.read_bytes())
     struct.pack_into("<I", elf, _section_size_offset(bytes(elf), ".bss"), 2048)
     (where / "big.elf").write_bytes(bytes(elf))
     lines = [hex_record(a, bytes(16)) for a in range(0, 4096, 16)]
     (where / "big.eep").write_text("\n".join([*lines, EOF]) + "\n")
     cases = [
         ["bss", "--firmware", str(where / "big.elf")],
-        ["eep", "--firmware", str(die.hex), "--eep", str(where / "big.eep")],
+        ["eep", "--firmware", str(die().hex), "--eep", str(where / "big.eep")],
     ]
     r = subprocess.run(
         [sys.executable, "-c", OVERSIZED_SCRIPT, json.dumps(cases)],

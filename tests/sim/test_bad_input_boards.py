@@ -8,17 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from refusals import refused
+from refusals import die, refused
 from simsupport import run
 
-from fairdie.toolchain import Build, build
+from fairdie.toolchain import build
 
 BOARDS = Path(__file__).resolve().parents[2] / "harness" / "fairdie" / "subjects" / "die" / "boards"
-
-
-@pytest.fixture(scope="module")
-def die() -> Build:
-    return build("die_t13a")
 
 
 DIRECT = (BOARDS / "die-direct.toml").read_text()
@@ -119,7 +114,7 @@ def test_board_and_build_of_another_led_drive(capsys, argv, wired, drive):
     assert f"the board's LEDs are {wired}" in line and drive in line.split(", but ")[1]
 
 
-def test_a_hex_standing_in_for_a_build_of_another_led_drive(capsys, die):
+def test_a_hex_standing_in_for_a_build_of_another_led_drive(capsys):
     line = refused(
         capsys,
         "press",
@@ -128,7 +123,7 @@ def test_a_hex_standing_in_for_a_build_of_another_led_drive(capsys, die):
         "--variant",
         "charlieplex",
         "--firmware",
-        str(die.hex),
+        str(die().hex),
     )
     assert "but build die_t13a (charlieplex) charlieplexes them" in line
 

@@ -31,6 +31,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from refusals import die
 from simsupport import run
 
 from fairdie.cli import main
@@ -42,11 +43,6 @@ M328P = ROOT / "harness" / "fairdie" / "firmware" / "tests" / "m328p"
 SCENARIO = ROOT / "examples" / "scenarios" / "test_eeprom.toml"
 MIB = 1 << 20
 FAIRDIE = Path(sys.executable).with_name("fairdie")
-
-
-@cache
-def die() -> Build:
-    return build("die_t13a")
 
 
 @cache
