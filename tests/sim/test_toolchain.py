@@ -91,7 +91,7 @@ def test_cache_hit_does_not_compile(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     def no_compile(*args: object) -> None:
         raise AssertionError("compiled on a cache hit")
 
-    monkeypatch.setattr(build_module, "_compile", no_compile)
+    monkeypatch.setattr(build_module, "compile_target", no_compile)
     again = build("die_t13a", variant="charlieplex", cache_dir=tmp_path)
     assert again == first
     assert again.elf.stat().st_mtime_ns == stamp

@@ -26,8 +26,9 @@ from fairdie.toolchain import (
     sizes_from_sections,
 )
 from fairdie.toolchain.__main__ import main
-from fairdie.toolchain._build import _prefix_map_flag, first_error
+from fairdie.toolchain._build import first_error
 from fairdie.toolchain._cache import cache_key, publish
+from fairdie.toolchain._flags import prefix_map_flag
 
 DIE_SECTIONS = {
     ".mmcu": 92,
@@ -203,7 +204,7 @@ def test_flags_in_the_key_are_tagged_by_list() -> None:
     ],
 )
 def test_prefix_map_flag_follows_the_compiler(version: str, flag: str) -> None:
-    assert _prefix_map_flag(version) == flag
+    assert prefix_map_flag(version) == flag
 
 
 def test_missing_avr_gcc_is_one_line(tmp_path: Path) -> None:

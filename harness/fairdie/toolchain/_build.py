@@ -2,37 +2,47 @@
 
 Each source is compiled on its own from the target's folder, by its bare file
 name, with the folder mapped to the target's name in the debug info: the ELF
-is the same whichever folder the target sits in.
+is the same whichever folder the target sits in. Here: the build, its cache
+entry and its size budget. The compile flags are in :mod:`fairdie.toolchain._flags`,
+running the tools in :mod:`fairdie.toolchain._compiler`; their public names are
+importable from here too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
-import os
-import re
 import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairdie.errors import ToolchainError
 
 from ._cache import TMP_PREFIX, cache_key, default_cache_dir, prune_stale, publish
-from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
-from ._target import (
-    CXX_SUFFIXES,
-    F_CPU_RANGE,
-    BuildOptions,
-    Define,
-    Target,
-    check_defines,
-    load_target,
+from ._compiler import (
+    OBJ_DIR,
+    Tools,
+    compile_target,
+    compiler_version,
+    first_error,
+    hex_images,
+    tool,
+    write_hex,
 )
+from ._flags import (
+    CFLAGS,
+    CXXFLAGS,
+    LDFLAGS,
+    NO_DEFINES,
+    Flags,
+    compile_flags,
+    prefix_map_flag,
+    simavr_include_dir,
+)
+from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
+from ._target import F_CPU_RANGE, Define, Target, check_defines, load_target
 
 if TYPE_CHECKING:
     from fairdie.sim import Fuses
@@ -50,45 +60,8 @@ __all__ = [
     "simavr_include_dir",
 ]
 
-# The one place compile flags live (the Makefile and the CLI both come here).
-# Warnings come from each target's [build] table (BuildOptions), not from here.
-_COMMON: tuple[str, ...] = (
-    "-Os",
-    "-ffunction-sections",
-    "-fdata-sections",
-    # Plain -g means stabs on avr-gcc 5.4; DWARF is what pyelftools and avr-gdb read.
-    "-gdwarf-4",
-    # avr-gcc 5.4 records its switches in the DWARF, the folder's prefix map with them.
-    "-gno-record-gcc-switches",
-)
-CFLAGS: tuple[str, ...] = ("-std=gnu11", *_COMMON)
-"""Every C (and assembler) compile."""
-# No exceptions or RTTI (avr-libc has no C++ runtime); a function-local static
-# needs no guard on a single-threaded chip.
-CXXFLAGS: tuple[str, ...] = (
-    "-std=gnu++14",
-    "-fno-exceptions",
-    "-fno-rtti",
-    "-fno-threadsafe-statics",
-    *_COMMON,
-)
-"""Every C++ compile."""
-# No -flto: it made the die 12 bytes larger with avr-gcc 5.4.
-LDFLAGS: tuple[str, ...] = (
-    "-Wl,--gc-sections",
-    # Keep simavr's .mmcu tags (nothing references them) and place them outside flash.
-    "-Wl,--undefined=_mmcu,--section-start=.mmcu=0x910000",
-)
-"""The link (with ``-mmcu``); a target's ``ldflags`` follow the objects."""
-
-_HINT = "install gcc-avr avr-libc binutils-avr (or run `make setup`)"
-_TIMEOUT = 120.0
 _META = "build.json"
 _LOG = "build.log"
-_EMPTY_HEX = ":00000001FF\n"
-_SIMAVR_INCLUDE_CANDIDATES = ("/usr/include/simavr/avr", "/usr/local/include/simavr/avr")
-_NO_DEFINES: Mapping[str, Define] = MappingProxyType({})
-_OBJ = "obj"
 
 
 @dataclass(frozen=True)
@@ -143,202 +116,6 @@ class Build:
             "fuses": f.as_json() if (f := self.fuses) is not None else None,
             "key": self.key,
         }
-
-
-def simavr_include_dir() -> Path | None:
-    """The folder holding simavr's ``avr_mcu_section.h``, if installed.
-
-    ``FAIRDIE_SIMAVR_INCLUDE`` overrides the search. Only that folder is added
-    (as ``-isystem``), so firmware can ``#include <avr_mcu_section.h>``.
-    """
-    env = os.environ.get("FAIRDIE_SIMAVR_INCLUDE")
-    for cand in ([env] if env else []) + list(_SIMAVR_INCLUDE_CANDIDATES):
-        if (Path(cand) / "avr_mcu_section.h").is_file():
-            return Path(cand)
-    return None
-
-
-@dataclass(frozen=True)
-class Flags:
-    """The compiler arguments of one build, without source, object and output paths."""
-
-    c: tuple[str, ...]
-    """C and assembler compiles (avr-gcc)."""
-    cxx: tuple[str, ...]
-    """C++ compiles (avr-g++)."""
-    ld: tuple[str, ...]
-    """The link, before the objects."""
-    libs: tuple[str, ...] = ()
-    """The link, after the objects (the target's ``ldflags``)."""
-
-    def all(self) -> tuple[str, ...]:
-        """Every list in a fixed order, tagged (for the cache key and the build record)."""
-        return (
-            *(f"c:{f}" for f in self.c),
-            *(f"cxx:{f}" for f in self.cxx),
-            *(f"ld:{f}" for f in self.ld),
-            *(f"libs:{f}" for f in self.libs),
-        )
-
-
-def compile_flags(
-    mcu: str,
-    f_cpu: int,
-    defines: Mapping[str, Define] = _NO_DEFINES,
-    *,
-    options: BuildOptions | None = None,
-    simavr_include: Path | None = None,
-) -> Flags:
-    """The compiler arguments of one build: ours, then the target's ``options``.
-
-    The order on a compile: ``-mmcu``, the clock, :data:`CFLAGS` (or
-    :data:`CXXFLAGS`), the warnings, the target's ``cflags`` (then ``cxxflags``),
-    the defines, the simavr include folder.
-    """
-    opts = options if options is not None else BuildOptions()
-    head = (f"-mmcu={mcu}", f"-DF_CPU={f_cpu}UL", f'-DFAIRDIE_MCU="{mcu}"')
-    tail = [f"-D{n}" if defines[n] is None else f"-D{n}={defines[n]}" for n in sorted(defines)]
-    if simavr_include is not None:
-        tail += ["-isystem", str(simavr_include)]
-    warn = opts.warning_flags
-    return Flags(
-        c=(*head, *CFLAGS, *warn, *opts.cflags, *tail),
-        cxx=(*head, *CXXFLAGS, *warn, *opts.cflags, *opts.cxxflags, *tail),
-        ld=(f"-mmcu={mcu}", *LDFLAGS),
-        libs=opts.ldflags,
-    )
-
-
-def _prefix_map_flag(version: str) -> str:
-    """``-ffile-prefix-map`` (GCC 8+, also rewrites ``__FILE__``), else ``-fdebug-prefix-map``."""
-    match = re.search(r"\) (\d+)\.", version.splitlines()[0] if version else "")
-    return "-ffile-prefix-map" if match and int(match.group(1)) >= 8 else "-fdebug-prefix-map"
-
-
-def _tool(name: str) -> Any:
-    # plumbum (and the `uname -p` its import runs) loads with the first build,
-    # not with the package: a process that only reads firmware never needs it
-    from plumbum import local
-    from plumbum.commands.processes import CommandNotFound
-
-    try:
-        return local[name]
-    except CommandNotFound:
-        raise ToolchainError(f"{name} not found: {_HINT}") from None
-
-
-@functools.lru_cache(maxsize=8)
-def _version(path: str, _stamp: tuple[int, int]) -> str:
-    rc, out, err = _run(_tool(path), ["--version"])
-    if rc != 0:
-        raise ToolchainError(f"{path} --version failed: {(err or out).strip()[:120]}")
-    return out
-
-
-def _compiler_version(gcc: Any) -> str:
-    path = str(gcc.executable)
-    st = os.stat(path)
-    return _version(path, (st.st_mtime_ns, st.st_size))
-
-
-def _run(cmd: Any, args: list[str], folder: Path | None = None) -> tuple[int, str, str]:
-    """Run ``cmd`` with ``args`` (in ``folder``, when given, which PWD names
-    too, so that the compiler records exactly this path, then maps it)."""
-    from plumbum import local
-    from plumbum.commands.processes import ProcessTimedOut
-
-    where = {"PWD": str(folder)} if folder is not None else {}
-    try:
-        # plain ASCII messages, the same on every machine
-        place = local.cwd(folder) if folder is not None else contextlib.nullcontext()
-        with place, local.env(LC_ALL="C", **where):
-            rc, out, err = cmd[args].run(retcode=None, timeout=_TIMEOUT)
-    except ProcessTimedOut:
-        raise ToolchainError(f"{cmd} timed out after {_TIMEOUT:.0f} s") from None
-    return int(rc), str(out), str(err)
-
-
-_ERROR_LINE = re.compile(r"(^|: )(fatal )?error: ", re.IGNORECASE)
-_LINK_LINE = re.compile(r"(^|/)ld: |undefined reference|overflowed")
-
-
-def first_error(log: str, *strip: str) -> str:
-    """The most telling line of a failed compile or link, shortened to one line.
-
-    Each ``strip`` prefix (a folder path) is removed from the lines.
-    """
-    lines = []
-    for raw in log.splitlines():
-        line = raw.strip()
-        for prefix in strip:
-            line = line.replace(prefix, "")
-        if line:
-            lines.append(line)
-    picks = (
-        [ln for ln in lines if _ERROR_LINE.search(ln) and not ln.startswith("collect2")]
-        or [re.sub(r"^\S*/ld: ", "ld: ", ln) for ln in lines if _LINK_LINE.search(ln)]
-        or lines
-        or ["no compiler output"]
-    )
-    line = picks[0]
-    return line if len(line) <= 200 else line[:197] + "..."
-
-
-@dataclass(frozen=True)
-class _Tools:
-    gcc: Any
-    gxx: Any | None  # avr-g++, when the target has C++ sources
-    prefix_map: str  # the -f...-prefix-map option this compiler knows
-
-
-def _compile(
-    tools: _Tools, flags: Flags, tgt: Target, sources: list[Path], elf: Path, log: Path
-) -> None:
-    """Compile each source by its bare name from the target's folder, then link."""
-    folder = tgt.path  # absolute and resolved, as the compiler's getcwd() sees it
-    mapping = f"{tools.prefix_map}={folder}={tgt.name}"
-    objdir = elf.parent / _OBJ
-    objdir.mkdir(exist_ok=True)
-    steps: list[tuple[Any, list[str]]] = []
-    objects = []
-    for src in sources:
-        obj = objdir / f"{src.name}.o"
-        cxx = src.suffix in CXX_SUFFIXES
-        tool = tools.gxx if cxx else tools.gcc
-        steps.append(
-            (tool, [*(flags.cxx if cxx else flags.c), mapping, "-c", src.name, "-o", str(obj)])
-        )
-        objects.append(str(obj))
-    linker = tools.gxx if tools.gxx is not None else tools.gcc
-    steps.append((linker, [*flags.ld, "-o", str(elf), *objects, *flags.libs]))
-    text = []
-    for tool, args in steps:
-        rc, out, err = _run(tool, args, folder)
-        text.append(f"$ {' '.join([str(tool), *args])}\n{out}{err}")
-        if rc != 0:
-            break
-    log.write_text("".join(text), encoding="utf-8")
-    if rc != 0:
-        dirs = (f"{objdir}{os.sep}", f"{elf.parent}{os.sep}", f"{folder}{os.sep}")
-        raise ToolchainError(f"build failed: {first_error(out + err, *dirs)} (full log: {log})")
-
-
-def _objcopy(objcopy: Any, elf: Path, hex_path: Path, eep: Path) -> None:
-    for args in (
-        ["-j", ".text", "-j", ".data", "-O", "ihex", str(elf), str(hex_path)],
-        ["-j", ".eeprom", "--change-section-lma", ".eeprom=0", "-O", "ihex", str(elf), str(eep)],
-    ):
-        rc, out, err = _run(objcopy, args)
-        if rc != 0:
-            raise ToolchainError(f"avr-objcopy failed: {(err or out).strip()[:160]}")
-    if not eep.exists() or eep.stat().st_size == 0:
-        eep.write_text(_EMPTY_HEX, encoding="ascii")  # no .eeprom: a valid, empty HEX
-
-
-def hex_images(elf: Path, hex_path: Path, eep: Path) -> None:
-    """Write ``elf``'s flash (``.text``, ``.data``) and EEPROM (``.eeprom``) as
-    Intel HEX, as a build does (an ELF with no EEPROM data: an empty HEX)."""
-    _objcopy(_tool("avr-objcopy"), elf, hex_path, eep)
 
 
 def _hashed_files(target: Target, simavr_include: Path | None) -> dict[str, bytes]:
@@ -408,7 +185,7 @@ def build(
     variant: str | None = None,
     mcu: str | None = None,
     f_cpu: int | None = None,
-    defines: Mapping[str, Define] = _NO_DEFINES,
+    defines: Mapping[str, Define] = NO_DEFINES,
     cache_dir: Path | None = None,
 ) -> Build:
     """Build ``target`` (a shipped target's name or a folder path), cached by content.
@@ -438,13 +215,13 @@ def build(
     if not sources:
         raise ToolchainError(f"{tgt.path}: no .c, .S or C++ files to build")
 
-    gcc = _tool("avr-gcc")
-    gxx = _tool("avr-g++") if tgt.has_cxx else None
-    objcopy = _tool("avr-objcopy")
+    gcc = tool("avr-gcc")
+    gxx = tool("avr-g++") if tgt.has_cxx else None
+    objcopy = tool("avr-objcopy")
     include = simavr_include_dir()
     flags = compile_flags(mcu, f_cpu, all_defines, options=tgt.options, simavr_include=include)
-    version = _compiler_version(gcc) + (_compiler_version(gxx) if gxx is not None else "")
-    tools = _Tools(gcc, gxx, _prefix_map_flag(version))
+    version = compiler_version(gcc) + (compiler_version(gxx) if gxx is not None else "")
+    tools = Tools(gcc, gxx, prefix_map_flag(version))
     key = cache_key(
         files=_hashed_files(tgt, include),
         flags=flags.all(),
@@ -477,13 +254,13 @@ def build(
         out = tgt.output
         elf = tmp / f"{out}.elf"
         try:
-            _compile(tools, flags, tgt, sources, elf, tmp / _LOG)
+            compile_target(tools, flags, tgt, sources, elf, tmp / _LOG)
         except ToolchainError as exc:
             if f"device-specs/specs-{mcu}:" in str(exc):  # the driver's word for an unknown -mmcu
                 raise ToolchainError(f"{tgt.name}: avr-gcc knows no MCU {mcu!r}") from None
             raise ToolchainError(f"{tgt.name}: {exc}") from None
-        shutil.rmtree(tmp / _OBJ, ignore_errors=True)
-        _objcopy(objcopy, elf, tmp / f"{out}.hex", tmp / f"{out}.eep")
+        shutil.rmtree(tmp / OBJ_DIR, ignore_errors=True)
+        write_hex(objcopy, elf, tmp / f"{out}.hex", tmp / f"{out}.eep")
         meta = {
             "target": tgt.name,
             "output": out,
