@@ -26,8 +26,8 @@ from fairdie.toolchain import (
     sizes_from_sections,
 )
 from fairdie.toolchain.__main__ import main
-from fairdie.toolchain._build import first_error
 from fairdie.toolchain._cache import cache_key, publish
+from fairdie.toolchain._compiler import first_error
 from fairdie.toolchain._flags import prefix_map_flag
 
 DIE_SECTIONS = {

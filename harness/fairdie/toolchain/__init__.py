@@ -33,19 +33,11 @@ Command line: ``fairdie build`` (or ``python -m fairdie.toolchain``)
 
 from __future__ import annotations
 
-from ._build import (
-    CFLAGS,
-    CXXFLAGS,
-    LDFLAGS,
-    Build,
-    Flags,
-    build,
-    compile_flags,
-    hex_images,
-    simavr_include_dir,
-)
+from ._build import Build, build
 from ._cache import default_cache_dir
 from ._cli import add_build_arguments, format_build, run_build_command
+from ._compiler import hex_images
+from ._flags import CFLAGS, CXXFLAGS, LDFLAGS, Flags, compile_flags, simavr_include_dir
 from ._size import elf_fuse_bytes, elf_sections, sizes_from_sections
 from ._target import (
     Budget,

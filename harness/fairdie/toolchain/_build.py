@@ -26,17 +26,11 @@ from ._compiler import (
     Tools,
     compile_target,
     compiler_version,
-    first_error,
-    hex_images,
     tool,
     write_hex,
 )
 from ._flags import (
-    CFLAGS,
-    CXXFLAGS,
-    LDFLAGS,
     NO_DEFINES,
-    Flags,
     compile_flags,
     prefix_map_flag,
     simavr_include_dir,
@@ -48,16 +42,8 @@ if TYPE_CHECKING:
     from fairdie.sim import Fuses
 
 __all__ = [
-    "CFLAGS",
-    "CXXFLAGS",
-    "LDFLAGS",
     "Build",
-    "Flags",
     "build",
-    "compile_flags",
-    "first_error",
-    "hex_images",
-    "simavr_include_dir",
 ]
 
 _META = "build.json"

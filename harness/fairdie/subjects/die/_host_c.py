@@ -26,8 +26,8 @@ from typing import Any
 
 from fairdie.errors import ToolchainError
 from fairdie.toolchain import default_cache_dir
-from fairdie.toolchain._build import first_error
 from fairdie.toolchain._cache import TMP_PREFIX, prune_stale, publish
+from fairdie.toolchain._compiler import first_error
 
 __all__ = ["HOST_CFLAGS", "HostBuild", "build_host_library"]
 
