@@ -10,11 +10,12 @@ file's stamp, a model's name and a seed), so they share this small class.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 __all__ = ["Recent"]
 
 _K = TypeVar("_K", bound=Hashable)
+_MISSING: Any = object()
 _V = TypeVar("_V")
 
 
@@ -31,11 +32,11 @@ class Recent(Generic[_K, _V]):
     def get(self, key: _K, make: Callable[[], _V]) -> _V:
         """The value kept for ``key``, else ``make()``'s, kept."""
         values = self._values
-        try:
-            value = values.pop(key)
-        except KeyError:
-            value = make()
-        return self.put(key, value)
+        value = values.pop(key, _MISSING)
+        if value is _MISSING:
+            return self.put(key, make())
+        values[key] = value  # the newest
+        return cast("_V", value)
 
     def put(self, key: _K, value: _V) -> _V:
         """Keep ``value`` for ``key`` (the newest), and return it."""

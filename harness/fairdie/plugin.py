@@ -53,8 +53,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-# the options, their values and the Hypothesis profiles; DEFAULT_EXAMPLES and _value
-# (the die suite's conftest reads it) stay importable from here
+# the options, their values and the Hypothesis profiles; _value (the die suite's
+# conftest reads it) stays importable from here
 from fairdie._plugin_options import (
     _BOARD,
     _EVIDENCE,
@@ -70,7 +70,6 @@ from fairdie._plugin_options import (
     option_value,
     session_board,
 )
-from fairdie._plugin_options import DEFAULT_EXAMPLES as DEFAULT_EXAMPLES
 from fairdie._plugin_options import _value as _value
 
 if TYPE_CHECKING:

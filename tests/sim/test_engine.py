@@ -1,8 +1,9 @@
 """Fidelity of the engine, pinned with exact expectations on small firmwares.
 
 Each firmware is in fairdie/firmware/tests/<name>/main.c with its expected timing
-derived in its banner. Each of our fixes to simavr 1.6, shown to matter by a
-test that fails without it, is in test_engine_fixes.py.
+derived in its banner. Our fixes to simavr 1.6, each shown to matter by a test
+that fails without it, are tested in test_engine_fixes.py, test_pins.py,
+test_engine_events.py and test_engine_sleep.py (the README's table names each).
 """
 
 from __future__ import annotations

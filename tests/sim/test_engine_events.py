@@ -121,6 +121,26 @@ def test_snapshot_carries_the_pin_model_and_noise_position(make_chip):
     assert chip.trace.raw()[m * 24 :] == first  # every event at the same cycle
 
 
+def test_a_restore_puts_back_the_adc_sources_set_after_the_snapshot(make_chip):
+    """Sources set after a snapshot (another callable, a constant, another
+    channel) are gone after its restore: the chip converts what it did."""
+    chip = make_chip("adc")
+    chip.set_adc(0, lambda channel: 1000.0)
+    chip.run(seconds=0.005)
+    snap = chip.snapshot()
+    m = chip.trace.mark()
+    chip.run(seconds=0.01)
+    fed = [(c.channel, c.millivolts) for c in chip.adc_log(m)]
+    assert {mv for ch, mv in fed if ch == 0} == {1000}
+    chip.restore(snap)
+    chip.set_adc(0, lambda channel: 2000.0)
+    chip.set_adc(1, 500)
+    chip.restore(snap)
+    m = chip.trace.mark()
+    chip.run(seconds=0.01)
+    assert [(c.channel, c.millivolts) for c in chip.adc_log(m)] == fed
+
+
 @pytest.mark.parametrize("wrapped", [False, True])
 def test_snapshot_carries_the_led_history(make_chip, wrapped):
     """The LED history goes into a snapshot oldest entry first and comes back

@@ -39,3 +39,15 @@ def test_a_value_put_is_the_newest() -> None:
 def test_a_cache_keeps_at_least_one() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         Recent(0)
+
+
+def test_an_error_of_make_is_its_own_and_keeps_nothing() -> None:
+    cache: Recent[str, int] = Recent(2)
+
+    def broken() -> int:
+        raise RuntimeError("no such firmware")
+
+    with pytest.raises(RuntimeError) as raised:
+        cache.get("a", broken)
+    assert raised.value.__context__ is None  # not raised while handling a lookup's KeyError
+    assert cache.get("a", lambda: 1) == 1

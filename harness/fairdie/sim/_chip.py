@@ -183,8 +183,10 @@ class Chip(
         if image:
             self.write_eeprom(0, image)
 
+        # replaced, never changed in place: a snapshot keeps them as they are
         self._adc: dict[int, Callable[[int], float]] = {}
         self._feeds: dict[int, Feed] = {}
+        self._stateful = ()
         self._adc_error: BaseException | None = None
         self._stops = ffi.new("fd_stops *")
         self._why = ffi.new("fd_event *")

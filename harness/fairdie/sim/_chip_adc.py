@@ -73,8 +73,12 @@ class AdcMixin(ChipBase):
     """ADC channels fed from Python: constants, callables asked per
     conversion, or sources asked for blocks of values."""
 
+    #: the sources by channel, those fed a block at a time, and the sources
+    #: with a state (``snapshot()``): replaced by :meth:`set_adc`, never
+    #: changed in place, so that a snapshot keeps them as they are
     _adc: dict[int, Callable[[int], float]]
     _feeds: dict[int, Feed]
+    _stateful: tuple[Any, ...]
     _adc_error: BaseException | None
 
     def set_adc(self, channel: int, source: AdcSource) -> None:
@@ -85,18 +89,20 @@ class AdcMixin(ChipBase):
         ``epoch`` changes (a ``seek``), the values held ahead are dropped
         before the next run."""
         check_range("ADC channel", channel, 0, 15)
-        self._feeds.pop(channel, None)
+        adc = {ch: s for ch, s in self._adc.items() if ch != channel}
+        feeds = {ch: f for ch, f in self._feeds.items() if ch != channel}
         if callable(source):
-            self._adc[channel] = source
+            adc[channel] = source
             if hasattr(source, "next_values"):
-                self._feeds[channel] = Feed(source)
+                feeds[channel] = Feed(source)
                 rc = _fd_adc_buffer(self._c, channel, ffi.NULL, 0, _REFILL)
             else:
                 rc = lib.fd_adc_callback(self._c, channel)
         else:
             check_range("ADC millivolts", float(source), 0, 65535)
-            self._adc.pop(channel, None)
             rc = lib.fd_adc_constant(self._c, channel, round(source))
+        self._adc, self._feeds = adc, feeds
+        self._stateful = tuple([s for s in adc.values() if hasattr(s, "snapshot")])
         check(rc, FairdieError, f"the {self.mcu} has no ADC channel {channel}")
 
     def set_comparator(self, input: str, millivolts: float) -> None:

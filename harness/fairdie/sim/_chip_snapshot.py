@@ -42,6 +42,7 @@ class SnapshotMixin(ChipBase):
     _snapshot_size: int
     _adc: dict[int, Callable[[int], float]]
     _feeds: dict[int, Feed]
+    _stateful: tuple[Any, ...]
     _nleds: int
     power_ons: int
     power_on_cycle: int
@@ -58,15 +59,11 @@ class SnapshotMixin(ChipBase):
             self._sync_feeds()
         buf = _NEW_UNCLEARED("uint8_t[]", self._snapshot_size)
         lib.fd_snapshot(c, buf)
-        sources = tuple(
-            [
-                (ch, src, src.snapshot() if hasattr(src, "snapshot") else None)
-                for ch, src in self._adc.items()
-            ]
-        )
+        stateful = self._stateful
+        states = tuple([s.snapshot() for s in stateful]) if stateful else ()
         # the blocks C reads: the shim's bytes keep a pointer into them
-        held = tuple([(ch, f, f.block) for ch, f in feeds.items()]) if feeds else ()
-        python = (self.power_ons, self.power_on_cycle, sources, held)
+        blocks = tuple([f.block for f in feeds.values()]) if feeds else ()
+        python = (self.power_ons, self.power_on_cycle, self._adc, feeds, stateful, states, blocks)
         return Snapshot(self._id, _fd_cycle(c), buf, python)
 
     def restore(self, snap: Snapshot) -> None:
@@ -79,15 +76,18 @@ class SnapshotMixin(ChipBase):
             self._drain()
 
     def _restore_python(self, snap: Snapshot) -> None:
-        self.power_ons, self.power_on_cycle, sources, feeds = snap.python
-        self._adc = {ch: src for ch, src, _ in sources}
-        for _, src, state in sources:
-            if state is not None:
+        # the sources' dicts as they were (set_adc replaces them, never changes them)
+        (self.power_ons, self.power_on_cycle, self._adc, feeds, stateful, states, blocks) = (
+            snap.python
+        )
+        self._feeds, self._stateful = feeds, stateful
+        if states:
+            for src, state in zip(stateful, states):  # noqa: B905 - one state per source
                 src.restore(state)
-        self._feeds = {ch: f for ch, f, _ in feeds}
-        for _, f, block in feeds:
-            f.block = block
-            f.epoch = getattr(f.source, "epoch", None)  # the source was restored with it
+        if blocks:
+            for f, block in zip(feeds.values(), blocks):  # noqa: B905 - one block per feed
+                f.block = block
+                f.epoch = getattr(f.source, "epoch", None)  # restored with its source
 
     def replay_presses(
         self,

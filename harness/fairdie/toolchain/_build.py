@@ -4,8 +4,7 @@ Each source is compiled on its own from the target's folder, by its bare file
 name, with the folder mapped to the target's name in the debug info: the ELF
 is the same whichever folder the target sits in. Here: the build, its cache
 entry and its size budget. The compile flags are in :mod:`fairdie.toolchain._flags`,
-running the tools in :mod:`fairdie.toolchain._compiler`; their public names are
-importable from here too.
+running the tools in :mod:`fairdie.toolchain._compiler`.
 """
 
 from __future__ import annotations
