@@ -183,7 +183,6 @@ class Chip(
         if image:
             self.write_eeprom(0, image)
 
-        # replaced, never changed in place: a snapshot keeps them as they are
         self._adc: dict[int, Callable[[int], float]] = {}
         self._feeds: dict[int, Feed] = {}
         self._stateful = ()
