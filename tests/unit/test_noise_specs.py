@@ -94,21 +94,28 @@ def test_trace_of_a_missing_file(tmp_path: Path) -> None:
 # ---- parse_noise -------------------------------------------------------------------------
 
 
-def test_noise_names_list_every_form() -> None:
-    assert DEFAULT_NOISE == "floating" and DEFAULT_NOISE in NOISE_NAMES
-    assert set(NOISE_NAMES) == {
-        "floating",
-        "uniform",
-        "stuck:MILLIVOLTS",
-        "rail-low",
-        "rail-high",
-        "dead",
-        "weak:RATIO",
-        "hum:HZ",
-        "biased:P0,P1,...",
-        "trace:FILE.csv",
-        "adversarial",
+def test_noise_names_list_every_form_parse_noise_builds(tmp_path: Path) -> None:
+    """Each form the CLI lists, its placeholders filled, is built by parse_noise,
+    but adversarial, which says where it is built instead."""
+    trace = write_csv(tmp_path, "mv\n7\n")
+    example = {
+        "MILLIVOLTS": "1500",
+        "RATIO": "3",
+        "HZ": "50",
+        "P0,P1,...": "1,2",
+        "FILE.csv": str(trace),
     }
+    assert DEFAULT_NOISE in NOISE_NAMES
+    built = set()
+    for name in NOISE_NAMES:
+        form, _, placeholder = name.partition(":")
+        spec = f"{form}:{example[placeholder]}" if placeholder else form
+        if form == "adversarial":
+            with pytest.raises(ValueError, match="reference model"):
+                parse_noise(spec, seed=0, vcc_mv=3000)
+            continue
+        built.add(type(parse_noise(spec, seed=0, vcc_mv=3000)))
+    assert built == {Floating, Uniform, Stuck, Dead, Weak, Hum, Biased, Trace}
 
 
 def test_parse_noise_names(tmp_path: Path) -> None:
