@@ -440,7 +440,7 @@ MINIMAL = 'mcu = "attiny13a"\nf_cpu = 1200000\n'
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        (b"\xff\xfe", "target.toml: not UTF-8 text"),
+        (b"\xff\xfe", "target.toml: not a target file (not UTF-8 text)"),
         ("mcu = [\n", "target.toml: "),
         (MINIMAL + "f_cpuu = 1\n", "unknown key f_cpuu"),
         (MINIMAL + "[budget]\nflash = 1024\nsram = 64\nsrm = 1\n", "unknown key budget.srm"),

@@ -16,6 +16,7 @@ import textwrap
 import time
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
+from pathlib import Path
 
 import psutil
 import pytest
@@ -116,6 +117,21 @@ def test_a_pool_spawned_under_another_environment_is_not_taken(
     assert _gone(first)
     assert not _block(jobs=3) & second  # nor a pool of another size
     assert _gone(second)
+
+
+def test_a_pool_spawned_in_another_folder_or_with_another_path_is_not_taken(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A worker resolves files from the folder, and imports from the sys.path,
+    it was spawned with: a block run under others spawns its own."""
+    first = _block()
+    monkeypatch.chdir(tmp_path)
+    second = _block()
+    assert not second & first
+    monkeypatch.syspath_prepend(str(tmp_path))
+    third = _block()
+    assert not third & second
+    assert _gone(first | second)
 
 
 def test_a_forked_child_does_not_take_its_parents_idle_pool() -> None:

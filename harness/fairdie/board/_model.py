@@ -431,7 +431,7 @@ def load_board(path_or_name: str | Path) -> Board:
     name of a shipped board. Raises :class:`BoardError`.
     """
     name = path_or_name.removesuffix(".toml") if isinstance(path_or_name, str) else ""
-    shipped = _shipped()
+    shipped = _shipped() if isinstance(path_or_name, str) else {}  # a Path is a file
     # a name, unless a file (or a FIFO, a folder: refused as a board file) is there
     if isinstance(path_or_name, str) and not (
         Path(path_or_name).is_file() or (name not in shipped and os.path.lexists(path_or_name))

@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
         "--source",
         type=Path,
         action="append",
-        default=None,  # not a list: one parser serves every call (parser_once)
+        default=[],  # argparse appends to a copy: the parser serves call after call
         metavar="DIR",
         help="a folder to find source files in (repeatable)",
     )
@@ -102,9 +102,7 @@ def _run(a: argparse.Namespace) -> int:
         merged = merge_files(a.output, a.inputs, force=a.force)
         print(f"{a.output}: {len(merged)} firmware(s) from {len(a.inputs)} file(s)")
         return 0
-    print(
-        report(a.inputs, lcov=a.lcov, xml=a.xml, html=a.html, sources=a.source or [], force=a.force)
-    )
+    print(report(a.inputs, lcov=a.lcov, xml=a.xml, html=a.html, sources=a.source, force=a.force))
     return 0
 
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairdie._files import read_input
-from fairdie._toml import MAX_TOML_BYTES
+from fairdie._toml import read_toml_text
 from fairdie.errors import ToolchainError
 
 __all__ = [
@@ -409,11 +408,7 @@ def load_target(target: str | Path) -> Target:
         output = re.sub(r"[^A-Za-z0-9_]", "_", name)
         output = output if _IDENT.match(output) else f"_{output}"
         return Target(name, path, None, None, output, None, None)
-    try:
-        text = read_input(toml, "target file", ToolchainError, limit=MAX_TOML_BYTES).decode()
-    except UnicodeDecodeError:
-        raise ToolchainError(f"{toml}: not UTF-8 text") from None
-    return _parsed_target(text, path)
+    return _parsed_target(read_toml_text(toml, "target file", ToolchainError), path)
 
 
 @functools.lru_cache(maxsize=64)

@@ -28,9 +28,13 @@ from fairdie.subjects.die._host_c import HostBuild, build_host_library
 from fairdie.subjects.die._models import MODELS, DieModel
 from fairdie.subjects.die._rule_host import rule_dir
 
-__all__ = ["FIXED_ITEMS", "MAX_TRIES", "HostModel", "host_model", "mt_key"]
+__all__ = ["FIXED_ITEMS", "MAX_TRIES", "PORTS", "HostModel", "host_model", "mt_key"]
 
 _KINDS = {"fair": 0, "seed": 1}
+#: the models whose C is a port of the Python model (host/models.c: the fair
+#: rule and ring). The seed's C links the firmware's own rule.c: a chip held to
+#: it would be held to its own source, so a check of a chip uses its Python model.
+PORTS = frozenset({"fair"})
 #: the adversary's fixed menu items, and the most seeded ones it tries
 FIXED_ITEMS = 6
 MAX_TRIES = 64

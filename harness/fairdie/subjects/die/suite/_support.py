@@ -263,18 +263,13 @@ def random_codes(rnd: random.Random, n: int) -> list[int]:
     return codes
 
 
-#: the models whose C is a port of the Python model (host/models.c: the fair
-#: rule and ring). The seed's C links the firmware's own rule.c: a chip checked
-#: against it would be checked against its own source, so its model stays Python.
-_PORTED = frozenset({"fair"})
-
-
 def _host(model: DieModel) -> HostModel | None:
     """``model`` in C (fairdie.subjects.die._model_host, held to the Python
     model press for press), where it has a port and the host a C compiler."""
+    from fairdie.subjects.die._model_host import PORTS
     from fairdie.subjects.die._models import MODELS
 
-    ported = model.name in _PORTED and MODELS.get(model.name) == model
+    ported = model.name in PORTS and MODELS.get(model.name) == model
     return _host_of(model.name) if ported else None
 
 
