@@ -374,3 +374,20 @@ def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
     # the workers did the pressing, on processes and on Dask
     for r in (two, on_dask):
         assert r.cpu_workers > 0 and 0 <= r.serial_seconds <= r.seconds, r.as_json()
+
+
+def test_the_cli_starts_its_workers_on_the_modules_of_every_piece(
+    two_jobs: Workers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairdie.subjects.die.lab._lab_cli import PIECES
+
+    mapped = set()
+    real = two_jobs.map
+
+    def seeing(fn: Callable[[Any], Any], items: Any) -> Any:
+        mapped.add(fn.__module__)
+        return real(fn, items)
+
+    monkeypatch.setattr(two_jobs, "map", seeing)
+    run_campaign(Campaign(40, "adversarial"), workers=two_jobs, references=True)
+    assert mapped and mapped <= set(PIECES), mapped

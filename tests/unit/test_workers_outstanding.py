@@ -1,10 +1,13 @@
 """fairdie.campaigns.Workers counts the pieces its workers still hold, so a
-campaign counts as serial only the time in which no worker had work."""
+campaign counts as serial only the time in which no worker had work; and it
+starts its processes when asked, before any piece."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+
+import psutil
 
 from fairdie.campaigns import Workers
 
@@ -37,3 +40,34 @@ def test_pieces_in_this_process_are_never_outstanding() -> None:
         assert w.outstanding == 0 and w.last_done == 0
         assert list(it) == [2, 3]
         assert w.outstanding == 0 and w.last_done > 0
+
+
+def _spawned(loaded: str = "") -> set[int]:
+    """This process's pool workers; with ``loaded``, those that have mapped a
+    shared object of that name."""
+    found = set()
+    for p in psutil.Process().children():
+        try:
+            if "--multiprocessing-fork" in p.cmdline() and (
+                not loaded or any(loaded in m.path for m in p.memory_maps())
+            ):
+                found.add(p.pid)
+        except psutil.NoSuchProcess:
+            pass
+    return found
+
+
+def test_start_spawns_every_process_importing_the_modules_before_any_piece() -> None:
+    # three jobs: no other test leaves an idle pool of three to be taken
+    with Workers(jobs=3) as w:
+        before = _spawned()
+        w.start("fairdie.sim._chip")  # it loads simavr's binding
+        assert _until(lambda: len(_spawned("_simavr") - before) == 3), _spawned("_simavr")
+        assert list(w.map(abs, [-1])) == [1]
+
+
+def test_start_in_this_process_starts_nothing() -> None:
+    with Workers(jobs=1) as w:
+        before = _spawned()
+        w.start("fairdie.sim._chip")
+        assert w.outstanding == 0 and _spawned() == before  # a process is spawned at once

@@ -27,6 +27,8 @@ out (a reader that stopped reading). Such a pool is never kept.
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -136,22 +138,44 @@ class Workers:
             return (f.result() for f in as_completed(futures))
         if self.in_process:
             return (self._now(fn, x) for x in items)
+        submitted = self._submit(fn, items)
+        return (f.result() for f in submitted)
+
+    def start(self, *modules: str) -> None:
+        """Start the local processes now, each importing ``modules`` first, so
+        that their start-up (an interpreter, fairdie, the pieces' modules)
+        runs beside what this process does before its first :meth:`map`
+        instead of after it. Nothing to do in this process (one job), on
+        Dask, or once the processes are there (an idle pool taken again has
+        started: its processes import a piece's module at its first piece)."""
+        if self.in_process or self._client is not None or self._pool is not None:
+            return
+        self._submit(_nothing, [None] * self.jobs, modules)
+
+    def _submit(
+        self, fn: Callable[[T], R], items: Sequence[T], modules: Sequence[str] = ()
+    ) -> list[Future[R]]:
+        """``fn`` of each item, sent to the local processes (the pool made, or
+        the idle one taken, at the first call: a new one's processes import
+        ``modules`` as they start)."""
         if self._pool is None:
             self._spawned = _spawn_state(self.jobs)
             self._pool = _take(self._spawned) or ProcessPoolExecutor(
                 self.jobs,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_worker_start,
+                initargs=(tuple(modules),),
             )
-        # the processes start at a submit (as many as are needed): with SIGINT
-        # blocked, which they inherit until _worker_start runs in them
+        # the processes start at a submit (one more at each, up to jobs, while
+        # none is idle): with SIGINT blocked, which they inherit until
+        # _worker_start runs in them
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
             submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
         self._sent(submitted)
-        return (f.result() for f in submitted)
+        return submitted
 
     def _now(self, fn: Callable[[T], R], x: T) -> R:
         r = fn(x)
@@ -159,15 +183,25 @@ class Workers:
         return r
 
 
-def _worker_start() -> None:
+def _worker_start(modules: tuple[str, ...]) -> None:
     """In each worker: Ctrl-C is the main process's to handle; and the worker
     ends as soon as the main process is gone, even killed (an idle worker
-    waits on a queue whose writing end it holds too: it would wait forever)."""
+    waits on a queue whose writing end it holds too: it would wait forever).
+    Then it imports ``modules`` (:meth:`Workers.start`); one that cannot be
+    imported fails the pieces that need it, with its own error, instead of
+    breaking the pool here."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+    for name in modules:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
+def _nothing(_: object) -> None:
+    """A piece that does nothing: :meth:`Workers.start` sends one per process."""
 
 
 def _end_with(sentinel: int) -> None:

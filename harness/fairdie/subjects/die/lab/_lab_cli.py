@@ -306,14 +306,15 @@ def _campaign_parser() -> Parser:
     return p
 
 
+#: the modules that define a campaign's pieces, which its processes import
+#: while this one resolves the campaign (:meth:`Workers.start`)
+PIECES = (f"{__package__}._shards", f"{__package__}._references")
+
+
 def campaign_main(argv: list[str]) -> int:
     """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
+    from fairdie.campaigns import Workers
     from fairdie.errors import FairdieError
-    from fairdie.subjects.die.lab._campaign import (
-        Campaign,
-        run_campaign,
-        seed_matters,
-    )
 
     args = parse(_campaign_parser(), argv)
     if isinstance(args, int):
@@ -327,26 +328,27 @@ def campaign_main(argv: list[str]) -> int:
         except FairdieError as e:
             print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
             return 2
-    c = Campaign(
-        args.presses,
-        args.noise,
-        args.seed,
-        args.variant,
-        args.firmware,
-        args.board,
-        timing=args.timing,
-    )
     update, close = progress_bar(args.presses, unit="press", quiet=args.json)
     try:
         if args.plot:
             claim_folder(Path(args.plot), "--plot", force=args.force)
-        c = c.resolved()  # the board fits the build it runs, checked before any press
-        board = c.made_setup().board
-        if c.noise is None and board is not None and board.analog:  # its default noise
-            c = replace(c, noise="floating")
-        result = run_campaign(
-            c, jobs=args.jobs, scheduler=args.scheduler, progress=update, references=True
-        )
+        with Workers(jobs=args.jobs, scheduler=args.scheduler) as w:
+            w.start(*PIECES)  # this process imports the campaign's modules beside them
+            from fairdie.subjects.die.lab._campaign import Campaign, run_campaign, seed_matters
+
+            c = Campaign(
+                args.presses,
+                args.noise,
+                args.seed,
+                args.variant,
+                args.firmware,
+                args.board,
+                timing=args.timing,
+            ).resolved()  # the board fits the build it runs, checked before any press
+            board = c.made_setup().board
+            if c.noise is None and board is not None and board.analog:  # its default noise
+                c = replace(c, noise="floating")
+            result = run_campaign(c, workers=w, progress=update, references=True)
         matters = seed_matters(result)
     except FairdieError as e:
         print(f"{CAMPAIGN}: error: {e}", file=sys.stderr)
