@@ -15,7 +15,14 @@ from simsupport import TAB, png_colours, run, run_on_a_terminal
 
 import fairdie.subjects.die._die  # noqa: F401  (the engine, loaded once)
 from fairdie.campaigns import Workers
-from fairdie.subjects.die.lab._campaign import FAULT, Campaign, CampaignError, run_campaign
+from fairdie.subjects.die.lab._campaign import (
+    DASK_WIDTH,
+    FAULT,
+    SHARDS_PER_JOB,
+    Campaign,
+    CampaignError,
+    run_campaign,
+)
 
 pytestmark = pytest.mark.sim
 
@@ -71,7 +78,7 @@ def test_the_result_depends_on_the_seed_not_on_the_sharding(two_jobs: Workers) -
     c = Campaign(600, "adversarial", seed=3)
     one = run_campaign(c, jobs=1).as_json()
     two = run_campaign(c, workers=two_jobs).as_json()
-    assert one["shards"] == 4 and two["shards"] == 8
+    assert (one["shards"], two["shards"]) == (SHARDS_PER_JOB, 2 * SHARDS_PER_JOB)
     for key in ("counts", "spread", "worst_spread", "longest_absence", "entropy", "guess_rate"):
         assert one[key] == two[key], key
     other = run_campaign(Campaign(600, "adversarial", seed=4)).as_json()
@@ -242,7 +249,8 @@ def test_the_shards_carry_the_setup_made_once(monkeypatch: pytest.MonkeyPatch) -
     r = run_campaign(Campaign(40, "uniform", seed=2, variant="seed"))
     assert len(made) == 1 and r.campaign.setup is not None
     assert r.campaign.setup.variant == "seed" and r.campaign.setup.seed == 2
-    assert len(shards) == 4 and all(s.campaign.setup is r.campaign.setup for s in shards)
+    assert len(shards) == SHARDS_PER_JOB
+    assert all(s.campaign.setup is r.campaign.setup for s in shards)
     # what a worker process receives: the same setup, board and all
     assert pickle.loads(pickle.dumps(shards[1])).campaign.setup == r.campaign.setup
 
@@ -302,10 +310,10 @@ def test_the_workers_get_the_long_pieces_first_and_the_short_ones_last(
     r = run_campaign(Campaign(60, "floating", seed=5), workers=two_jobs, references=True)
     assert r.references is not None and len(r.references) == 3
     assert sent == [
-        ("digest_piece", 8),
+        ("digest_piece", 2 * SHARDS_PER_JOB),
         ("reference_piece", 3),
         ("tally_piece", 1),
-        ("run_shard", 8),
+        ("run_shard", 2 * SHARDS_PER_JOB),
         ("tally_piece", 3),
     ]
     assert list(two_jobs.map(abs, [-1])) == [1]  # the workers given are left open
@@ -358,14 +366,18 @@ def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
 ) -> None:
     from fairdie.subjects.die.lab._references import reference_tallies
 
-    # 64 presses: 2 to each of the cluster's 32 shards, so every shard but the
-    # first starts from the image the model chained to it, on 4, 8 and 32 shards
-    # alike (more presses lengthen the shards, not the hand-overs checked here)
-    c = Campaign(64, noise, seed=6)
+    # 64 presses: one to each of the cluster's shards, so every shard but the
+    # first starts from the image the model chained to it, on 1, 2 and 8 jobs'
+    # shards alike (more presses lengthen the shards, not the hand-overs checked here)
+    c = Campaign(DASK_WIDTH * SHARDS_PER_JOB, noise, seed=6)
     one = run_campaign(c, jobs=1, references=True)
     two = run_campaign(c, workers=two_jobs, references=True)
     on_dask = run_campaign(c, scheduler=dask_cluster.scheduler_address, references=True)
-    assert (one.shards, two.shards, on_dask.shards) == (4, 8, 32)
+    assert (one.shards, two.shards, on_dask.shards) == (
+        SHARDS_PER_JOB,
+        2 * SHARDS_PER_JOB,
+        DASK_WIDTH * SHARDS_PER_JOB,
+    )
     assert one.faces == two.faces == on_dask.faces
     assert one.tally == two.tally == on_dask.tally
     # the reference systems, pressed by the workers beside the shards
