@@ -261,6 +261,8 @@ def test_oversized_images_never_reach_simavr(oversized: dict[str, list[Any]], ca
 # ---- numeric and other option values --------------------------------------------------
 
 HUGE = "9" * 30
+#: a scheduler address where no one listens (the discard port of this machine)
+NO_ONE = "tcp://127.0.0.1:9"
 
 
 @pytest.mark.parametrize(
@@ -391,6 +393,10 @@ HUGE = "9" * 30
             "argument --scheduler: ",
         ),
         (["lab", "frobnicate"], "expected search, rule or campaign"),
+        (  # the campaign is checked before the scheduler is reached
+            ["lab", "campaign", "--presses", "3", "--board", "nowhere", "--scheduler", NO_ONE],
+            "nowhere: no such board file or shipped board",
+        ),
     ],
 )
 def test_bad_option_value(capsys, argv, message):

@@ -389,7 +389,7 @@ def test_one_job_two_jobs_and_a_dask_cluster_press_the_same_faces(
 
 
 def test_the_cli_starts_its_workers_on_the_modules_of_every_piece(
-    two_jobs: Workers, monkeypatch: pytest.MonkeyPatch
+    two_jobs: Workers, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from fairdie.subjects.die.lab._lab_cli import PIECES
 
@@ -403,3 +403,9 @@ def test_the_cli_starts_its_workers_on_the_modules_of_every_piece(
     monkeypatch.setattr(two_jobs, "map", seeing)
     run_campaign(Campaign(40, "adversarial"), workers=two_jobs, references=True)
     assert mapped and mapped <= set(PIECES), mapped
+
+    started: list[tuple[str, ...]] = []
+    monkeypatch.setattr(Workers, "start", lambda _w, *modules: started.append(modules))
+    rc, _out, err = run(capsys, "lab", "campaign", "--presses", "20", "--json")
+    assert rc == 0, err
+    assert started == [PIECES]

@@ -8,14 +8,16 @@ installed with the ``cluster`` extra. A :class:`Workers` keeps its processes
 (or its client) for several rounds of work.
 
 Spawning a process costs about half a CPU-second before it does any work
-(an interpreter importing fairdie), so the processes outlive their block: a
-:class:`Workers` that ends normally, each piece done, leaves its pool idle for
-the next :class:`Workers` of as many jobs in this process (one pool is kept:
-another replaces it). It is taken only if the environment, the working folder
-and ``sys.path`` are those its processes were spawned with, and if none of its
-processes died. An idle pool ends at the interpreter's exit (Python's own
-shutdown of its executors), and its processes end of their own when this
-process is gone, however it ended (each watches its parent's pipe).
+(an interpreter importing fairdie): :meth:`Workers.start` spawns them at once,
+to start up beside what the main process does before its first pieces; and the
+processes outlive their block: a :class:`Workers` that ends normally, each
+piece done, leaves its pool idle for the next :class:`Workers` of as many jobs
+in this process (one pool is kept: another replaces it). It is taken only if
+the environment, the working folder and ``sys.path`` are those its processes
+were spawned with, and if none of its processes died. An idle pool ends at the
+interpreter's exit (Python's own shutdown of its executors), and its processes
+end of their own when this process is gone, however it ended (each watches its
+parent's pipe).
 
 Stopping is the main process's business: its processes are started with
 SIGINT blocked and then ignored (a Ctrl-C at the terminal reaches the whole
@@ -139,15 +141,19 @@ class Workers:
         if self.in_process:
             return (self._now(fn, x) for x in items)
         submitted = self._submit(fn, items)
+        self._sent(submitted)
         return (f.result() for f in submitted)
 
     def start(self, *modules: str) -> None:
         """Start the local processes now, each importing ``modules`` first, so
         that their start-up (an interpreter, fairdie, the pieces' modules)
         runs beside what this process does before its first :meth:`map`
-        instead of after it. Nothing to do in this process (one job), on
-        Dask, or once the processes are there (an idle pool taken again has
-        started: its processes import a piece's module at its first piece)."""
+        instead of after it. It sends each process a piece that does nothing,
+        which :attr:`outstanding` does not count (a campaign's serial time
+        stays the time in which no worker had work). Nothing to do in this
+        process (one job), on Dask, or once this block has its processes; an
+        idle pool taken here has its processes already, and they import
+        ``modules`` only as the pieces that need them come."""
         if self.in_process or self._client is not None or self._pool is not None:
             return
         self._submit(_nothing, [None] * self.jobs, modules)
@@ -157,7 +163,7 @@ class Workers:
     ) -> list[Future[R]]:
         """``fn`` of each item, sent to the local processes (the pool made, or
         the idle one taken, at the first call: a new one's processes import
-        ``modules`` as they start)."""
+        ``modules`` as they start); :meth:`_sent` is the caller's to tell."""
         if self._pool is None:
             self._spawned = _spawn_state(self.jobs)
             self._pool = _take(self._spawned) or ProcessPoolExecutor(
@@ -174,7 +180,6 @@ class Workers:
             submitted: list[Future[R]] = [self._pool.submit(fn, x) for x in items]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
-        self._sent(submitted)
         return submitted
 
     def _now(self, fn: Callable[[T], R], x: T) -> R:
@@ -188,8 +193,8 @@ def _worker_start(modules: tuple[str, ...]) -> None:
     ends as soon as the main process is gone, even killed (an idle worker
     waits on a queue whose writing end it holds too: it would wait forever).
     Then it imports ``modules`` (:meth:`Workers.start`); one that cannot be
-    imported fails the pieces that need it, with its own error, instead of
-    breaking the pool here."""
+    imported is left to fail where a piece needs it (the piece's own import
+    ends the process, and the pool breaks), not here, before any piece."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     parent = multiprocessing.parent_process()

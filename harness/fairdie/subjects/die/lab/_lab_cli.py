@@ -22,7 +22,7 @@ import sys
 import textwrap
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairdie._cmdline import (
     SEED,
@@ -37,6 +37,9 @@ from fairdie._cmdline import (
 from fairdie._files import claim_folder
 from fairdie.subjects.die._cli import add_target_options
 from fairdie.subjects.die.lab._search import search
+
+if TYPE_CHECKING:
+    from fairdie.subjects.die.lab._campaign import Campaign
 
 __all__ = ["campaign_main", "lab_main", "rule_main", "search_main"]
 
@@ -311,6 +314,26 @@ def _campaign_parser() -> Parser:
 PIECES = (f"{__package__}._shards", f"{__package__}._references")
 
 
+def _planned(args: argparse.Namespace) -> Campaign:
+    """The campaign the arguments ask for, its setup made (the board fits the
+    build it runs, checked before any press)."""
+    from fairdie.subjects.die.lab._campaign import Campaign
+
+    c = Campaign(
+        args.presses,
+        args.noise,
+        args.seed,
+        args.variant,
+        args.firmware,
+        args.board,
+        timing=args.timing,
+    ).resolved()
+    board = c.made_setup().board
+    if c.noise is None and board is not None and board.analog:  # its default noise
+        c = replace(c, noise="floating")
+    return c
+
+
 def campaign_main(argv: list[str]) -> int:
     """Run ``fairdie lab campaign`` with ``argv``; the exit status."""
     from fairdie.campaigns import Workers
@@ -332,22 +355,14 @@ def campaign_main(argv: list[str]) -> int:
     try:
         if args.plot:
             claim_folder(Path(args.plot), "--plot", force=args.force)
+        # a campaign is checked before a scheduler is reached (a bad one fails
+        # at once), and after the local processes started (they start beside it)
+        planned = _planned(args) if args.scheduler else None
         with Workers(jobs=args.jobs, scheduler=args.scheduler) as w:
-            w.start(*PIECES)  # this process imports the campaign's modules beside them
-            from fairdie.subjects.die.lab._campaign import Campaign, run_campaign, seed_matters
+            w.start(*PIECES)
+            from fairdie.subjects.die.lab._campaign import run_campaign, seed_matters
 
-            c = Campaign(
-                args.presses,
-                args.noise,
-                args.seed,
-                args.variant,
-                args.firmware,
-                args.board,
-                timing=args.timing,
-            ).resolved()  # the board fits the build it runs, checked before any press
-            board = c.made_setup().board
-            if c.noise is None and board is not None and board.analog:  # its default noise
-                c = replace(c, noise="floating")
+            c = planned or _planned(args)
             result = run_campaign(c, workers=w, progress=update, references=True)
         matters = seed_matters(result)
     except FairdieError as e:
