@@ -45,23 +45,17 @@ def _as_from_a_terminal() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-#: CPU seconds a worker has used once it is into its first pieces (its start-up,
-#: an interpreter importing fairdie and the pieces' modules, takes about 0.4)
-INTO_PIECES_S = 0.6
-
-
 def _workers(proc: psutil.Process, timeout: float) -> list[psutil.Process]:
-    """Every process ``proc`` started, once two of them are pool workers into
-    their first pieces (a command may start its workers before it plans)."""
+    """Every process ``proc`` started, once two of them are pool workers."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:
             kids = proc.children(recursive=True)
             workers = [k for k in kids if "--multiprocessing-fork" in k.cmdline()]
-            busy = [w for w in workers if sum(w.cpu_times()[:2]) >= INTO_PIECES_S]
         except psutil.NoSuchProcess:  # a child came and went while listed
             continue
-        if len(busy) >= 2:
+        if len(workers) >= 2:
+            time.sleep(0.5)  # into their first pieces
             return proc.children(recursive=True)
         time.sleep(0.05)
     raise AssertionError("no two workers started")
